@@ -1,0 +1,97 @@
+"""Engines behind one interface, looked up by name (after CPMpy's ``SolverLookup``).
+
+``get_engine("cpsat:workers=8")`` builds an engine from a spec: a registered
+name, then ``:key=value`` options. Engines are imported lazily so a missing
+library only disables its own engine.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+
+from .base import (MODES, Engine, EngineOptionError, Outcome, Result, Status,
+                   Unsupported)
+
+# name -> "module:Class"; third-party engines may be added with register().
+_REGISTRY: dict[str, str] = {
+    "backtracking": "engines.backtracking:BacktrackingEngine",
+    "python-constraint": "engines.python_constraint:PythonConstraintEngine",
+    "cpsat": "engines.cpsat:CpSatEngine",
+}
+PLUGIN_ENV = "COMPARE_ENGINE_PLUGINS"   # comma-separated modules that call register()
+_plugins_loaded = False
+
+
+class UnknownEngine(ValueError):
+    """A spec names an engine that is not registered."""
+
+
+def register(name: str, target: "str | type[Engine]") -> None:
+    """Add an engine: a class, or a ``module:Class`` path imported on first use."""
+    _REGISTRY[name] = target
+
+
+def _load_plugins() -> None:
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    for module in filter(None, os.environ.get(PLUGIN_ENV, "").split(",")):
+        importlib.import_module(module.strip())
+
+
+def names() -> list[str]:
+    _load_plugins()
+    return list(_REGISTRY)
+
+
+def engine_class(name: str) -> type[Engine]:
+    _load_plugins()
+    if name not in _REGISTRY:
+        raise UnknownEngine(
+            f"unknown engine {name!r} (known: {', '.join(_REGISTRY)})")
+    target = _REGISTRY[name]
+    if isinstance(target, str):
+        module, _, cls = target.partition(":")
+        target = getattr(importlib.import_module(module), cls)
+        _REGISTRY[name] = target
+    return target
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """``"cpsat:workers=8:seed=3"`` -> ``("cpsat", {"workers": "8", "seed": "3"})``."""
+    name, *parts = spec.strip().split(":")
+    options = {}
+    for part in parts:
+        key, eq, value = part.partition("=")
+        if not eq or not key:
+            raise EngineOptionError(
+                f"engine spec {spec!r}: option {part!r} is not key=value")
+        options[key.strip()] = value.strip()
+    return name.strip(), options
+
+
+def get_engine(spec: str) -> Engine:
+    name, options = parse_spec(spec)
+    return engine_class(name)(**options)
+
+
+def installed() -> dict[str, dict]:
+    """Every registered engine: whether it is usable here, its version and modes."""
+    table = {}
+    for name in names():
+        try:
+            cls = engine_class(name)
+            ok = cls.available()
+            table[name] = {"available": ok, "version": cls.version() if ok else "",
+                           "modes": sorted(cls.modes),
+                           "constraints": sorted(k.__name__ for k in cls.constraint_kinds)}
+        except ImportError as exc:
+            table[name] = {"available": False, "version": "", "modes": [],
+                           "constraints": [], "error": str(exc)}
+    return table
+
+
+__all__ = ["MODES", "Engine", "EngineOptionError", "Outcome", "Result", "Status",
+           "Unsupported", "UnknownEngine", "register", "names", "engine_class",
+           "get_engine", "parse_spec", "installed"]

@@ -1,0 +1,228 @@
+"""The template every engine follows (after CPMpy's solver adapters).
+
+An engine subclass supplies ``translate`` (model -> its own form) and
+``search`` (its form -> ``Outcome``). ``Engine.solve`` wraps both: it checks
+that the mode and constraint kinds are supported, times translation and search
+apart, turns exceptions into an ``error`` result, and never lets an engine
+answer a mode it declared unsupported.
+
+Time limits: ``solve`` passes an absolute ``deadline`` (``time.perf_counter()``
+scale) that engines check wherever their library lets them. That is a courtesy;
+the harness enforces limits from outside by killing the worker.
+"""
+from __future__ import annotations
+
+import time
+import traceback
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, ClassVar
+
+from puzzles.model import AllDifferent, Model
+
+MODES = ("first", "lexfirst", "count")
+KEEP_SOLUTIONS = 16   # solutions kept for checking in count mode
+
+
+class Status(str, Enum):
+    SOLVED = "solved"
+    UNSAT = "unsatisfiable"
+    TIMEOUT = "timeout"
+    ERROR = "error"
+    UNSUPPORTED = "unsupported"
+    CRASHED = "crashed"       # set by the harness when a worker dies
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Unsupported(Exception):
+    """Raised by an engine for a mode, option or constraint it cannot do correctly."""
+
+
+class EngineOptionError(ValueError):
+    """An engine option the engine does not know, or a bad value for one."""
+
+
+@dataclass
+class Outcome:
+    """What ``search`` reports; ``solve`` adds timings and identity."""
+    status: Status
+    solutions: list[tuple[int, ...]] = field(default_factory=list)
+    count: int | None = None
+    nodes: int = 0
+    backtracks: int = 0
+    stats: dict[str, Any] = field(default_factory=dict)
+    message: str = ""
+
+
+@dataclass
+class Result:
+    """One engine's answer for one model and mode."""
+    engine: str
+    library: str
+    version: str
+    mode: str
+    status: Status
+    solutions: list[tuple[int, ...]] = field(default_factory=list)
+    count: int | None = None
+    build_s: float = 0.0
+    solve_s: float = 0.0
+    nodes: int = 0
+    backtracks: int = 0
+    stats: dict[str, Any] = field(default_factory=dict)
+    message: str = ""
+
+    @property
+    def total_s(self) -> float:
+        return self.build_s + self.solve_s
+
+    @property
+    def solution(self) -> tuple[int, ...] | None:
+        return self.solutions[0] if self.solutions else None
+
+
+class Engine:
+    """Base class: subclasses set the class attributes and the two hooks."""
+
+    name: ClassVar[str] = "abstract"
+    library: ClassVar[str] = ""           # the PyPI distribution, "" for our own code
+    modes: ClassVar[frozenset[str]] = frozenset(MODES)
+    constraint_kinds: ClassVar[frozenset[type]] = frozenset({AllDifferent})
+    option_defaults: ClassVar[dict[str, Any]] = {}
+
+    def __init__(self, **options: Any):
+        self.options = self.parse_options(options)
+
+    # ----- identity -------------------------------------------------------
+    @classmethod
+    def available(cls) -> bool:
+        """Whether the engine's library can be imported here."""
+        return True
+
+    @classmethod
+    def version(cls) -> str:
+        if not cls.library:
+            return "builtin"
+        from importlib.metadata import PackageNotFoundError, version
+        try:
+            return version(cls.library)
+        except PackageNotFoundError:
+            return "missing"
+
+    @property
+    def label(self) -> str:
+        """``name`` plus non-default options, as the harness prints it."""
+        extra = [f"{k}={v}" for k, v in self.options.items()
+                 if v != self.option_defaults.get(k)]
+        return ":".join([self.name] + extra)
+
+    @classmethod
+    def parse_options(cls, options: dict[str, Any]) -> dict[str, Any]:
+        """Known options with values coerced to the default's type."""
+        parsed = dict(cls.option_defaults)
+        for key, raw in options.items():
+            if key not in cls.option_defaults:
+                known = ", ".join(sorted(cls.option_defaults)) or "none"
+                raise EngineOptionError(
+                    f"engine {cls.name!r} has no option {key!r} (known: {known})")
+            parsed[key] = cls.coerce_option(key, raw)
+        cls.validate_options(parsed)
+        return parsed
+
+    @classmethod
+    def coerce_option(cls, key: str, raw: Any) -> Any:
+        default = cls.option_defaults[key]
+        if not isinstance(raw, str) or isinstance(default, str) or default is None:
+            return raw
+        try:
+            if isinstance(default, bool):
+                if raw.lower() in ("1", "true", "yes", "on"):
+                    return True
+                if raw.lower() in ("0", "false", "no", "off"):
+                    return False
+                raise ValueError(raw)
+            return type(default)(raw)
+        except ValueError:
+            raise EngineOptionError(
+                f"engine {cls.name!r}: option {key}={raw!r} is not a valid "
+                f"{type(default).__name__}") from None
+
+    @classmethod
+    def validate_options(cls, options: dict[str, Any]) -> None:
+        """Subclasses reject bad option values here with ``EngineOptionError``."""
+
+    # ----- support --------------------------------------------------------
+    def unsupported_reason(self, model: Model, mode: str) -> str | None:
+        """Why this engine will not answer, or None when it can."""
+        if mode not in MODES:
+            return f"unknown mode {mode!r}"
+        if mode not in self.modes:
+            return f"{self.label} does not support mode {mode!r}"
+        missing = model.kinds() - self.constraint_kinds
+        if missing:
+            names = ", ".join(sorted(k.__name__ for k in missing))
+            return f"{self.label} does not support constraint kind(s) {names}"
+        return None
+
+    # ----- the template ---------------------------------------------------
+    def solve(self, model: Model, mode: str = "first", limit: int = 2,
+              timeout: float | None = None) -> Result:
+        """Translate, then search; timings apart; never raises for engine faults."""
+        result = Result(self.label, self.library or "builtin", self.version(),
+                        mode, Status.ERROR)
+        reason = self.unsupported_reason(model, mode)
+        if reason:
+            result.status, result.message = Status.UNSUPPORTED, reason
+            return result
+        start = time.perf_counter()
+        deadline = None if timeout is None else start + timeout
+        try:
+            translated = self.translate(model)
+            built = time.perf_counter()
+            result.build_s = built - start
+            outcome = self.search(translated, mode, limit, deadline)
+            result.solve_s = time.perf_counter() - built
+        except Unsupported as exc:
+            result.status, result.message = Status.UNSUPPORTED, str(exc)
+            return result
+        except Exception as exc:  # an engine fault is a result, not a crash
+            result.solve_s = time.perf_counter() - start - result.build_s
+            result.message = f"{type(exc).__name__}: {exc}"
+            result.stats["traceback"] = traceback.format_exc(limit=8)
+            return result
+        self._fill(result, outcome, mode, limit)
+        return result
+
+    @staticmethod
+    def _fill(result: Result, outcome: Outcome, mode: str, limit: int) -> None:
+        result.status = outcome.status
+        result.solutions = [tuple(s) for s in outcome.solutions[:KEEP_SOLUTIONS]]
+        result.count = outcome.count
+        if mode == "count" and result.count is None and outcome.status in (
+                Status.SOLVED, Status.UNSAT):
+            result.count = len(outcome.solutions)
+        result.nodes, result.backtracks = outcome.nodes, outcome.backtracks
+        result.stats.update(outcome.stats)
+        result.message = outcome.message
+
+    # ----- hooks ----------------------------------------------------------
+    def translate(self, model: Model) -> Any:
+        raise NotImplementedError
+
+    def search(self, translated: Any, mode: str, limit: int,
+               deadline: float | None) -> Outcome:
+        """Return an ``Outcome``. Contract per mode:
+
+        * ``first``: SOLVED with one solution, or UNSAT.
+        * ``lexfirst``: SOLVED with the lexicographically smallest solution in
+          variable order, or UNSAT.
+        * ``count``: ``count = min(#solutions, limit)``; SOLVED when it is at
+          least 1 (with the first ``KEEP_SOLUTIONS`` solutions), else UNSAT.
+        * TIMEOUT when ``deadline`` passed first (partial count allowed).
+        """
+        raise NotImplementedError
+
+
+def timed_out(deadline: float | None) -> bool:
+    return deadline is not None and time.perf_counter() >= deadline

@@ -1,0 +1,38 @@
+"""What every puzzle kind offers the harness: a model, and a way back from values."""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+from .model import Model
+
+
+class Puzzle(ABC):
+    """One instance of a puzzle kind (a Sudoku grid, an N-Queens board...)."""
+
+    kind: str = "puzzle"
+    formulations: tuple[str, ...] = ("default",)
+
+    name: str = ""
+    source: str = ""
+
+    @abstractmethod
+    def to_model(self, formulation: str | None = None) -> Model:
+        """The CSP model; ``formulation`` picks one of ``self.formulations``."""
+
+    @property
+    def size(self) -> int:
+        """A size figure for tables (grid side, board side, vertex count)."""
+        return 0
+
+    @property
+    def clues(self) -> int:
+        """How many values are given (0 where the notion does not apply)."""
+        return 0
+
+    def check_formulation(self, formulation: str | None) -> str:
+        chosen = formulation or self.formulations[0]
+        if chosen not in self.formulations:
+            raise ValueError(
+                f"{self.kind} has no formulation {chosen!r} "
+                f"(choose from {', '.join(self.formulations)})")
+        return chosen

@@ -1,0 +1,109 @@
+"""The puzzle-agnostic CSP model that every engine translates.
+
+A model is split in two so engines can cache work per shape:
+
+* ``Structure``: variables, base domains and constraints. Every puzzle of one
+  kind and size shares one ``Structure`` object (puzzle modules cache them), so
+  an engine may key caches on ``structure.key``.
+* ``Model``: a structure plus the givens, i.e. unary facts ``var = value``.
+
+Variable order is the order of ``structure.variables``; ``lexfirst`` means the
+lexicographically smallest solution in that order.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+
+@dataclass(frozen=True)
+class AllDifferent:
+    """Pairwise distinct values over ``vars``."""
+    vars: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Linear:
+    """``sum(coeffs[i] * vars[i]) <op> rhs`` with op in ``==, !=, <=, >=``."""
+    coeffs: tuple[int, ...]
+    vars: tuple[int, ...]
+    op: str
+    rhs: int
+
+
+@dataclass(frozen=True)
+class NotEqualOffset:
+    """``x != y + c``: the building block of pairwise formulations."""
+    x: int
+    y: int
+    c: int = 0
+
+
+@dataclass(frozen=True)
+class Table:
+    """``vars`` must take one of the allowed ``tuples``."""
+    vars: tuple[int, ...]
+    tuples: tuple[tuple[int, ...], ...]
+
+
+Constraint = Union[AllDifferent, Linear, NotEqualOffset, Table]
+CONSTRAINT_KINDS = (AllDifferent, Linear, NotEqualOffset, Table)
+LINEAR_OPS = ("==", "!=", "<=", ">=")
+
+
+class ModelError(ValueError):
+    """A model that cannot be built as asked (bad variable, empty domain...)."""
+
+
+@dataclass(frozen=True, eq=False)
+class Structure:
+    """What all models of one shape share; engines cache on ``key``."""
+    key: str
+    variables: tuple[str, ...]
+    domains: tuple[tuple[int, ...], ...]
+    constraints: tuple[Constraint, ...]
+
+    def __post_init__(self):
+        if len(self.variables) != len(self.domains):
+            raise ModelError("one domain per variable is required")
+        n = len(self.variables)
+        for con in self.constraints:
+            for v in constraint_vars(con):
+                if not 0 <= v < n:
+                    raise ModelError(f"constraint {con!r} names unknown variable {v}")
+
+    @property
+    def size(self) -> int:
+        return len(self.variables)
+
+    def kinds(self) -> frozenset[type]:
+        return frozenset(type(c) for c in self.constraints)
+
+
+@dataclass(frozen=True)
+class Model:
+    """A structure plus givens; the unit of work handed to an engine."""
+    structure: Structure
+    givens: tuple[tuple[int, int], ...] = ()
+    name: str = ""
+    meta: dict = field(default_factory=dict, compare=False, hash=False)
+
+    def domains(self) -> list[tuple[int, ...]]:
+        """Base domains narrowed by the givens (a given outside its domain empties it)."""
+        doms = list(self.structure.domains)
+        for var, value in self.givens:
+            doms[var] = (value,) if value in doms[var] else ()
+        return doms
+
+    def given_map(self) -> dict[int, int]:
+        return dict(self.givens)
+
+    def kinds(self) -> frozenset[type]:
+        return self.structure.kinds()
+
+
+def constraint_vars(con: Constraint) -> tuple[int, ...]:
+    """The variables a constraint mentions, whatever its kind."""
+    if isinstance(con, NotEqualOffset):
+        return (con.x, con.y)
+    return con.vars

@@ -1,0 +1,8 @@
+#!/usr/bin/env python3
+"""Entry point: ``python run_compare.py --help``. The logic lives in ``compare/``."""
+import sys
+
+from compare.cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())
