@@ -19,6 +19,14 @@ class Puzzle(ABC):
     def to_model(self, formulation: str | None = None) -> Model:
         """The CSP model; ``formulation`` picks one of ``self.formulations``."""
 
+    def decode(self, values, formulation: str | None = None) -> tuple[int, ...]:
+        """The puzzle's own answer (e.g. the grid) from a model solution.
+
+        Identity unless a formulation re-encodes the puzzle (one-hot Booleans,
+        say); the checker judges this decoded answer against the puzzle's rules.
+        """
+        return tuple(values)
+
     @property
     def size(self) -> int:
         """A size figure for tables (grid side, board side, vertex count)."""
