@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .base import Puzzle
-from .model import AllDifferent, Model, NotEqualOffset, Structure
+from .model import AllDifferent, Linear, Model, NotEqualOffset, Structure
 
 BOX_SIZES = (2, 3, 4, 5)
 
@@ -49,17 +49,68 @@ def structure(n: int, formulation: str = "alldiff") -> Structure:
 
 @lru_cache(maxsize=None)
 def _structure(n: int, formulation: str) -> Structure:
-    names = tuple(f"r{r + 1}c{c + 1}" for r in range(n) for c in range(n))
+    if formulation == "onehot":
+        return onehot_structure(f"sudoku-{n}/onehot", cell_names(n), n, units(n))
     domains = (tuple(range(1, n + 1)),) * (n * n)
     if formulation == "alldiff":
         cons = tuple(AllDifferent(u) for u in units(n))
     elif formulation == "pairwise":
-        pairs = sorted({(min(a, b), max(a, b)) for u in units(n)
-                        for a in u for b in u if a != b})
-        cons = tuple(NotEqualOffset(a, b, 0) for a, b in pairs)
+        cons = not_equal_pairs(units(n))
     else:
         raise ValueError(f"unknown Sudoku formulation {formulation!r}")
-    return Structure(f"sudoku-{n}/{formulation}", names, domains, cons)
+    return Structure(f"sudoku-{n}/{formulation}", cell_names(n), domains, cons)
+
+
+def cell_names(n: int) -> tuple[str, ...]:
+    return tuple(f"r{r + 1}c{c + 1}" for r in range(n) for c in range(n))
+
+
+def not_equal_pairs(groups) -> tuple[NotEqualOffset, ...]:
+    """The pairwise formulation of AllDifferent groups: one ``!=`` per peer pair."""
+    pairs = sorted({(min(a, b), max(a, b)) for g in groups
+                    for a in g for b in g if a != b})
+    return tuple(NotEqualOffset(a, b, 0) for a, b in pairs)
+
+
+# ----- one-hot exact cover -------------------------------------------------
+# Boolean x[cell][value]. Within a cell the values run DOWN from n to 1, so the
+# lexicographically smallest Boolean vector picks the smallest value in each
+# cell first: ``lexfirst`` on the one-hot model decodes to the same grid as
+# ``lexfirst`` on the alldiff model.
+
+def onehot_var(cell: int, value: int, n: int) -> int:
+    return cell * n + (n - value)
+
+
+def onehot_structure(key: str, names, n: int, groups) -> Structure:
+    """Exact cover: each cell takes one value, each group holds each value once."""
+    variables = tuple(f"{name}={v}" for name in names for v in range(n, 0, -1))
+    ones = (1,) * n
+    cons = [Linear(ones, tuple(onehot_var(c, v, n) for v in range(1, n + 1)), "==", 1)
+            for c in range(len(names))]
+    cons += [Linear(ones, tuple(onehot_var(c, v, n) for c in g), "==", 1)
+             for g in groups for v in range(1, n + 1)]
+    return Structure(key, variables, ((0, 1),) * len(variables), tuple(cons))
+
+
+def onehot_givens(givens, n: int) -> tuple[tuple[int, int], ...]:
+    """``cell = value`` facts as ``x[cell][value] = 1`` facts."""
+    return tuple((onehot_var(cell, v, n), 1) for cell, v in givens)
+
+
+def onehot_decode(values, n: int) -> tuple[int, ...]:
+    """The grid back from the Booleans; 0 where a cell has no single value set."""
+    grid = []
+    for cell in range(len(values) // n):
+        chosen = [v for v in range(1, n + 1) if values[onehot_var(cell, v, n)]]
+        grid.append(chosen[0] if len(chosen) == 1 else 0)
+    return tuple(grid)
+
+
+def grid_text(values, n: int) -> str:
+    """Rows of space-separated values: the answer format of grid puzzles."""
+    return "\n".join(" ".join(str(v) for v in values[r * n:(r + 1) * n])
+                     for r in range(n))
 
 
 @dataclass(frozen=True)
@@ -71,7 +122,7 @@ class Sudoku(Puzzle):
     source: str = ""
 
     kind = "sudoku"
-    formulations = ("alldiff", "pairwise")
+    formulations = ("alldiff", "pairwise", "onehot")
 
     def __post_init__(self):
         box_of_side(self.n)
@@ -95,7 +146,15 @@ class Sudoku(Puzzle):
 
     def to_model(self, formulation: str | None = None) -> Model:
         chosen = self.check_formulation(formulation)
-        return Model(structure(self.n, chosen), self.givens(), self.name)
+        givens = self.givens()
+        if chosen == "onehot":
+            givens = onehot_givens(givens, self.n)
+        return Model(structure(self.n, chosen), givens, self.name)
+
+    def decode(self, values, formulation: str | None = None) -> tuple[int, ...]:
+        if self.check_formulation(formulation) == "onehot":
+            return onehot_decode(values, self.n)
+        return tuple(values)
 
     def with_values(self, values) -> "Sudoku":
         """The solved grid for an engine's solution (values in cell order)."""
