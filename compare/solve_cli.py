@@ -1,0 +1,199 @@
+"""``run_compare.py solve``: answer a puzzle the way the judges ask (BOJ 2239 / 2580).
+
+Every answer passes the independent checker before it is printed; an engine
+answer that fails it is reported, never shown. Exit codes (the README lists
+them too):
+
+* 0: solved (or counted at least one solution);
+* 1: no solution;
+* 2: bad input or usage: unreadable or malformed puzzle, unknown engine, option
+  or formulation;
+* 3: the engine failed: error, timeout, unsupported mode, or a wrong answer.
+
+For a file of several puzzles the exit code is the highest any puzzle gets.
+Errors are one line on stderr, never a traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+
+import engines
+from compare.checker import NO_ANSWER, verify
+from puzzles.errors import PuzzleInputError
+from puzzles.formats import FORMATS, detect_format, format_grid
+from puzzles.loader import STDIN, load_puzzles, parse_text, read_text
+from puzzles.sudoku import Sudoku
+
+SOLVED, NO_SOLUTION, BAD_INPUT, ENGINE_FAILED = 0, 1, 2, 3
+
+
+class UsageError(Exception):
+    """A request that cannot be carried out as given (exit 2)."""
+
+
+class HardTimeout(BaseException):
+    """Raised from SIGALRM; a BaseException so ``Engine.solve`` cannot swallow it."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="run_compare.py solve",
+        description="Solve one puzzle from FILE or stdin and print the answer in "
+                    "the input's format. Exit codes: 0 solved, 1 no solution, "
+                    "2 bad input or usage, 3 engine failed.")
+    parser.add_argument("--engine", default="backtracking", metavar="E",
+                        help="engine spec, e.g. backtracking:variant=seed or cpsat "
+                             "(default: backtracking; see `run_compare.py engines`)")
+    parser.add_argument("--mode", choices=engines.MODES,
+                        help="default: lexfirst for BOJ 2239 input, first otherwise")
+    parser.add_argument("--limit", type=_positive(int), default=2, metavar="N",
+                        help="count mode: stop counting at N (default 2, a uniqueness check)")
+    parser.add_argument("--format", choices=("auto", *FORMATS), default="auto",
+                        help="input (and output) format; default: detected")
+    parser.add_argument("--formulation", metavar="F",
+                        help="model formulation, e.g. alldiff, pairwise, onehot for Sudoku")
+    parser.add_argument("--timeout", type=_positive(float), metavar="S",
+                        help="give up after S seconds (exit 3)")
+    parser.add_argument("--puzzle", metavar="SPEC",
+                        help="a puzzle spec such as queens:8 instead of FILE")
+    parser.add_argument("file", nargs="?", metavar="FILE",
+                        help="puzzle file; stdin when absent or '-'")
+    return parser
+
+
+def _positive(kind):
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"{text!r} must be positive")
+        return value
+    parse.__name__ = kind.__name__
+    return parse
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.puzzle and args.file:
+        parser.error("give either --puzzle SPEC or FILE, not both")
+    try:
+        engine = _engine(args.engine)
+        fmt, entries = _entries(args)
+        return max(_solve_entry(entry, fmt, engine, args, len(entries) > 1)
+                   for entry in entries)
+    except (PuzzleInputError, UsageError, engines.UnknownEngine,
+            engines.EngineOptionError) as err:
+        say(f"error: {err}")
+        return BAD_INPUT
+    except KeyboardInterrupt:
+        say("interrupted")
+        return 130
+    except Exception as exc:  # the promise: no traceback, whatever the input
+        say(f"internal error: {type(exc).__name__}: {exc}")
+        return ENGINE_FAILED
+
+
+def say(message: str) -> None:
+    """One line on stderr, even when the message spans several."""
+    print(" ".join(str(message).split()), file=sys.stderr)
+
+
+def _engine(spec: str):
+    try:
+        engine = engines.get_engine(spec)
+    except ImportError as exc:
+        raise UsageError(f"engine {spec!r} is not installed here ({exc})") from None
+    if not engine.available():
+        raise UsageError(f"engine {spec!r} is not installed here")
+    return engine
+
+
+def _entries(args):
+    """The input format (None for a spec) and the puzzles to solve."""
+    if args.puzzle:
+        return None, load_puzzles(args.puzzle)
+    arg = args.file or "-"
+    text = read_text(arg)
+    fmt = detect_format(text) if args.format == "auto" else args.format
+    return fmt, parse_text(text, STDIN if arg == "-" else arg, fmt)
+
+
+def _solve_entry(entry, fmt, engine, args, many: bool) -> int:
+    where = f"{entry.id}: " if many else ""
+    if entry.error is not None:
+        say(f"error: {entry.error}")
+        return BAD_INPUT
+    puzzle = entry.puzzle
+    mode = args.mode or ("lexfirst" if fmt == "boj2239" else "first")
+    try:
+        model = puzzle.to_model(args.formulation)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    result = solve_within(engine, model, mode, args.limit, args.timeout)
+    status = str(result.status)
+    if status in NO_ANSWER:
+        say(f"{where}{engine.label}: {status}{_detail(result)}")
+        return ENGINE_FAILED
+    verified, reason = verify(puzzle, model, result, args.formulation)
+    if not verified:
+        say(f"{where}{engine.label} gave a wrong answer, not printed: {reason}")
+        return ENGINE_FAILED
+    if mode == "count":
+        print(result.count or 0)
+        if result.count and result.count >= args.limit:
+            say(f"{where}limit reached: at least {result.count} solutions "
+                "(raise --limit to count further)")
+    if status == "unsatisfiable":
+        say(f"{where}no solution")
+        return NO_SOLUTION
+    if mode != "count":
+        values = puzzle.decode(result.solution, args.formulation)
+        print(answer_text(puzzle, values, fmt), end="")
+    return SOLVED
+
+
+def _detail(result) -> str:
+    parts = []
+    if result.message:
+        parts.append(result.message)
+    if result.count:
+        parts.append(f"{result.count} solutions counted before it stopped")
+    return f" ({'; '.join(parts)})" if parts else ""
+
+
+def answer_text(puzzle, values, fmt: str | None) -> str:
+    """The answer as the input was written; other puzzles say it their own way."""
+    if isinstance(puzzle, Sudoku):
+        return format_grid(puzzle.with_values(values), fmt or "line")
+    if hasattr(puzzle, "format_answer"):
+        text = puzzle.format_answer(values)
+        return text if text.endswith("\n") else text + "\n"
+    return " ".join(map(str, values)) + "\n"
+
+
+def solve_within(engine, model, mode: str, limit: int, timeout: float | None):
+    """``engine.solve``, stopped from outside if it overruns its courtesy deadline."""
+    if (timeout is None or not hasattr(signal, "setitimer")
+            or threading.current_thread() is not threading.main_thread()):
+        return engine.solve(model, mode, limit, timeout)
+
+    def expire(signum, frame):
+        raise HardTimeout
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, timeout + max(0.5, 0.25 * timeout))
+    try:
+        return engine.solve(model, mode, limit, timeout)
+    except HardTimeout:
+        return engines.Result(engine.label, engine.library or "builtin",
+                              engine.version(), mode, engines.Status.TIMEOUT,
+                              message=f"stopped after {timeout:g} s")
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
