@@ -1,0 +1,136 @@
+"""The ``fast`` variant's search: singles to a fixpoint, then branch on a field.
+
+The state is the one-int layout of ``_backtracking_layout``. Every open field
+has its flag bit set, so subtracting one unit per open field (``lo``) never
+borrows across fields, and ``X & (X - lo)`` clears the lowest bit of every
+open field at once. Applied twice, a field's flag survives only if it had at
+least two candidates:
+
+* flag gone after the first strip: no candidate left, a conflict;
+* flag gone after the second strip: exactly one, a naked single (variable
+  field) or a hidden single (unit field); all of them are placed in one sweep;
+* stripping further finds the fields with the fewest candidates, which is
+  where ``first`` and ``count`` branch (minimum remaining values over
+  variables *and* over unit-value places, like Knuth's exact-cover choice).
+
+Branching on a field is exhaustive and exclusive because every field wants
+exactly one of its candidates, so ``count`` counts every solution once. With
+``lex`` the search branches on the lowest open variable, values ascending;
+propagation only removes candidates that belong to no solution, so the first
+solution reached is the lexicographically smallest (the BOJ 2239 answer)
+while singles prune the subtrees the ``seed`` order wanders into.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from time import perf_counter
+
+CHECK_EVERY = 256      # nodes between deadline checks (a power of two)
+
+
+@dataclass
+class Report:
+    """Raw search outcome; solutions are ``placed`` ints for ``Layout.decode``."""
+    solutions: list[int] = field(default_factory=list)
+    count: int = 0
+    nodes: int = 0
+    backtracks: int = 0
+    timed_out: bool = False
+
+
+def search(layout, X: int, placed: int, lex: bool, limit: int, keep: int,
+           deadline: float | None) -> Report:
+    """Depth-first search from state ``X`` until ``limit`` solutions or the end."""
+    O, RS, W1 = layout.O, layout.RS, layout.W - 1
+    MAP, NK, B0, BITS = layout.MAP, layout.NK, layout.B0, layout.BITS
+    report = Report()
+    solutions = report.solutions
+    nodes = backtracks = 0
+    stack = []
+    mask = CHECK_EVERY - 1
+    while True:
+        while True:                       # propagate, then branch or give up
+            o = X & O
+            lo = o >> W1
+            y = X & (X - lo)
+            if o & y != o:                # an open field lost its last candidate
+                backtracks += 1
+                break
+            y2 = y & (y - lo)
+            forced = o ^ (o & y2)
+            if forced:
+                m = ((forced >> W1) * RS) & X
+                while m:
+                    q = m.bit_length() - 1
+                    m ^= BITS[q]
+                    cd = MAP[q]
+                    b = B0[cd]
+                    if X & b:
+                        X &= NK[cd]
+                        placed |= b
+                    elif not placed & b:  # ruled out by a single of this sweep
+                        break
+                else:
+                    continue
+                backtracks += 1
+                break
+            if not X:                     # every field satisfied: a solution
+                report.count += 1
+                if len(solutions) < keep:
+                    solutions.append(placed)
+                if report.count >= limit:
+                    report.nodes, report.backtracks = nodes, backtracks
+                    return report
+                break
+            if lex:
+                flag = o & -o
+            else:
+                strip = y2
+                while True:
+                    strip &= strip - lo
+                    fewest = o ^ (o & strip)
+                    if fewest:
+                        break
+                flag = fewest & -fewest
+            base = flag.bit_length() - 1 - W1
+            f = (X >> base) & RS
+            cands = []                    # descending, so pop() takes the least
+            while f:
+                k = f.bit_length() - 1
+                f ^= BITS[k]
+                cands.append(MAP[base + k])
+            stack.append((X, placed, cands))
+            break
+        if not stack:
+            break
+        X, placed, cands = stack[-1]
+        cd = cands.pop()
+        if not cands:
+            stack.pop()
+        X &= NK[cd]
+        placed |= B0[cd]
+        nodes += 1
+        if not nodes & mask and deadline is not None and perf_counter() >= deadline:
+            report.timed_out = True
+            break
+    report.nodes, report.backtracks = nodes, backtracks
+    return report
+
+
+def start(shape, givens) -> "tuple[int, int] | str":
+    """The state ``(X, placed)`` after placing the givens, or why they conflict."""
+    layout = shape.layout
+    X, placed = layout.start, 0
+    nv, NK, B0 = layout.nvalues, layout.NK, layout.B0
+    for var, value in givens:
+        vi = shape.vidx.get(value)
+        if vi is None or not shape.domain_bits[var] >> vi & 1:
+            return f"given {value} is outside the domain of variable {var}"
+        cd = var * nv + vi
+        b = B0[cd]
+        if X & b:
+            X &= NK[cd]
+            placed |= b
+        elif not placed & b:
+            return f"given {value} at variable {var} conflicts with another given"
+    return X, placed

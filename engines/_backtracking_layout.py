@@ -1,0 +1,139 @@
+"""The bit layout the ``fast`` variant searches on: the whole state in one int.
+
+A *candidate* is a pair (variable i, value v) still possible. A *field* is a
+constraint that wants exactly one of its candidates:
+
+* one field per variable ("takes exactly one value"): its candidates are the
+  variable's values; a field with one candidate left is a naked single, with
+  none a wipe-out;
+* one field per (permutation unit, value) ("the value sits in exactly one
+  member"): one candidate left is a hidden single, none a conflict.
+
+The state ``X`` is a single Python int holding every field side by side, each
+``W = V + 1`` bits wide: the low ``V`` bits are candidates, the top bit is the
+field's *open* flag (set while the constraint is not yet satisfied). A
+candidate sits in one variable field and in one field per unit containing its
+variable, so it owns several bits.
+
+Why one big int: Python pays per operation, not per bit. Placing a candidate
+is ``X &= kill`` (its fields close, every candidate it rules out disappears
+from every field, all in one C-level AND), and finding every naked and hidden
+single of the whole grid is a handful of SWAR operations on ``X`` (see
+``_backtracking_fast``). A search node is then an immutable int: no copying of
+candidate arrays, no undo trail.
+
+Layout of bit positions (``N`` variables, ``U`` units, ``S = U * W``)::
+
+    variable field i:           i * W + vi        (flag at i * W + V)
+    unit field (u, value vi):   N * W + vi * S + u * W + position of i in u
+
+Ordering unit fields by value first makes the kill mask of (i, vi) a shift of
+per-variable masks by ``vi`` and ``vi * S``, so big shapes (25x25) compute kill
+masks on the fly instead of storing one per candidate.
+"""
+from __future__ import annotations
+
+from ._backtracking_shape import STORE_KILLS_BYTES
+
+STORE_BITS_BYTES = 8 << 20   # the single-bit table costs about T*T/16 bytes
+
+
+def bits_mask(positions, nbits: int) -> int:
+    """An int with the given bits set, built in one pass (fast for big masks)."""
+    buf = bytearray(nbits // 8 + 1)
+    for p in positions:
+        buf[p >> 3] |= 1 << (p & 7)
+    return int.from_bytes(buf, "little")
+
+
+class Layout:
+    """Positions, SWAR constants and kill masks for one shape."""
+
+    def __init__(self, shape):
+        n, nv = shape.nvars, len(shape.values)
+        self.nvars, self.nvalues, self.values = n, nv, shape.values
+        self.W = W = nv + 1
+        units = shape.units
+        self.unit_base = U0 = n * W
+        self.S = S = len(units) * W
+        self.nbits = T = U0 + nv * S
+        dom = [[vi for vi in range(nv) if bits >> vi & 1] for bits in shape.domain_bits]
+        where = [[] for _ in range(n)]          # (unit index, position) per variable
+        for u, unit in enumerate(units):
+            for pos, var in enumerate(unit):
+                where[var].append((u, pos))
+        self.MAP = self._positions(dom, where, units)
+        self.O = bits_mask([i * W + nv for i in range(n)]
+                           + [U0 + vi * S + u * W + nv for u, unit in enumerate(units)
+                              for vi in range(nv) if any(vi in dom[i] for i in unit)], T)
+        self.RS = (1 << nv) - 1
+        self.start = self.O | bits_mask(
+            [p for p, cd in enumerate(self.MAP) if cd >= 0], T)
+        self._kill_parts(shape.peers, dom, where)
+        ncand = n * nv
+        if ncand * T // 8 <= STORE_KILLS_BYTES:
+            self.NK = [self._nkill(cd) for cd in range(ncand)]
+            self.B0 = [1 << (cd // nv * W + cd % nv) for cd in range(ncand)]
+        else:
+            self.NK = _Computed(self._nkill)
+            self.B0 = _Computed(lambda cd: 1 << (cd // nv * W + cd % nv))
+        if T * T // 16 <= STORE_BITS_BYTES:
+            self.BITS = [1 << p for p in range(T)]
+        else:
+            self.BITS = _Computed(lambda p: 1 << p)
+
+    def _positions(self, dom, where, units) -> list[int]:
+        """Bit position -> candidate id ``i * V + vi`` (-1 for flags and gaps)."""
+        W, V, U0, S = self.W, self.nvalues, self.unit_base, self.S
+        table = [-1] * self.nbits
+        for i, values in enumerate(dom):
+            for vi in values:
+                table[i * W + vi] = i * V + vi
+                for u, pos in where[i]:
+                    table[U0 + vi * S + u * W + pos] = i * V + vi
+        return table
+
+    def _kill_parts(self, peers, dom, where) -> None:
+        """Per-variable masks whose shifts by the value make a kill mask."""
+        W, U0, S, T = self.W, self.unit_base, self.S, self.nbits
+        field = (1 << W) - 1
+        self.cell_part, self.peer_part, self.unit_part = [], [], []
+        for i in range(self.nvars):
+            own = [U0 + vi * S + u * W + pos for vi in dom[i] for u, pos in where[i]]
+            self.cell_part.append((field << (i * W)) | bits_mask(own, T))
+            self.peer_part.append(bits_mask([j * W for j in peers[i]], T))
+            unit_fields = 0
+            for u, _ in where[i]:
+                unit_fields |= field << (U0 + u * W)
+            others = [U0 + u * W + pos for j in peers[i] for u, pos in where[j]]
+            self.unit_part.append(unit_fields | bits_mask(others, T))
+
+    def _nkill(self, cd: int) -> int:
+        """``~kill``: placing candidate ``cd`` closes its fields and removes
+        every candidate it rules out (its variable's other values, its value
+        at every peer), in every field those candidates own."""
+        i, vi = divmod(cd, self.nvalues)
+        return ~(self.cell_part[i] | (self.peer_part[i] << vi)
+                 | (self.unit_part[i] << (vi * self.S)))
+
+    def decode(self, placed: int) -> tuple:
+        """Values in variable order from the variable-field bits of ``placed``."""
+        W, values, BITS = self.W, self.values, self.BITS
+        out = [None] * self.nvars
+        while placed:
+            q = placed.bit_length() - 1
+            placed ^= BITS[q]
+            var, vi = divmod(q, W)
+            out[var] = values[vi]
+        return tuple(out)
+
+
+class _Computed:
+    """A table too big to store: entries are computed on each lookup."""
+    __slots__ = ("fn",)
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __getitem__(self, key):
+        return self.fn(key)
