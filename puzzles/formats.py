@@ -59,12 +59,16 @@ def _line_of(data: bytes, offset: int) -> int:
 
 def content_lines(text: str, limit: int | None = None) -> list[tuple[int, str]]:
     """``(line number, text)`` of the lines that hold data: comments and blanks dropped."""
-    found = islice(_data_lines(text), limit)
-    return list(found)
+    return list(islice(_data_lines(text), limit))
+
+
+def numbered_lines(text: str):
+    """Lines numbered as editors number them: only ``\n`` ends a line (``\r`` is stripped)."""
+    return enumerate(text.removeprefix(BOM).split("\n"), start=1)
 
 
 def _data_lines(text: str):
-    for number, raw in enumerate(text.removeprefix(BOM).splitlines(), start=1):
+    for number, raw in numbered_lines(text):
         line = strip_comment(raw)
         if line:
             yield number, line
@@ -130,8 +134,7 @@ def _read_single_line(lines, source):
     if len(lines) > 1:
         raise PuzzleInputError(
             source, lines[1][0],
-            "a second puzzle line; solve one puzzle at a time, or give the file "
-            "to the comparison run")
+            "a second puzzle line where one puzzle was expected")
     number, text = lines[0]
     n, grid = line_values(text, source, number)
     return n, tuple(grid), [number] * n

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 from .base import Puzzle
 from .errors import PuzzleInputError
-from .formats import (BOM, FORMATS, check_givens, content_lines, decode_input,
-                      detect_format, line_values, parse_grid, repeats_in_batch,
-                      source_stem, strip_comment)
+from .formats import (FORMATS, check_givens, content_lines, decode_input,
+                      detect_format, line_values, numbered_lines, parse_grid,
+                      repeats_in_batch, source_stem, strip_comment)
 from .sudoku import Sudoku
 
 STDIN = "<stdin>"
@@ -118,7 +118,7 @@ def _grid_entry(text: str, source: str, fmt: str) -> Entry:
 def _line_entries(text: str, source: str) -> list[Entry]:
     """One entry per data line; givens are checked per size in one batch."""
     entries, pending = [], {}
-    for number, raw in enumerate(text.removeprefix(BOM).splitlines(), start=1):
+    for number, raw in numbered_lines(text):
         line = strip_comment(raw)
         if not line:
             continue

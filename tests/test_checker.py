@@ -92,7 +92,7 @@ def test_a_box_repeat_is_rejected_when_rows_and_columns_are_fine():
     assert check(Sudoku(9, (0,) * 81), latin) == "box 1 repeats 2"
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(solved())
 def test_valid_grids_are_accepted(case):
     puzzle, grid = case
@@ -100,7 +100,7 @@ def test_valid_grids_are_accepted(case):
     assert check_model(puzzle.to_model(), grid) is None
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(solved(), st.data())
 def test_two_cells_swapped_in_a_row_are_rejected_unless_equal(case, data):
     puzzle, grid = case
@@ -115,7 +115,7 @@ def test_two_cells_swapped_in_a_row_are_rejected_unless_equal(case, data):
     assert check(Sudoku(n, (0,) * (n * n)), swapped).startswith("column ")
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(solved(), st.data())
 def test_any_single_changed_cell_is_rejected(case, data):
     puzzle, grid = case
@@ -158,7 +158,8 @@ def tiny_model(constraint, domains=((0, 1, 2, 3),) * 3, givens=()):
     (Linear((2,), (1,), ">=", 4), (0, 2, 0), (0, 1, 0), "sum over x1 is 2, needs >= 4"),
     (NotEqualOffset(0, 1, 1), (1, 1, 0), (2, 1, 0), "x0 = 2 equals x1 + 1 = 2"),
     (NotEqualOffset(0, 2), (1, 0, 2), (3, 0, 3), "x0 = 3 equals x2 = 3"),
-    (Table((0, 2), ((0, 1), (2, 3))), (2, 0, 3), (2, 0, 1), "x0, x2 = (2, 1) is not an allowed tuple"),
+    (Table((0, 2), ((0, 1), (2, 3))), (2, 0, 3), (2, 0, 1),
+     "x0, x2 = (2, 1) is not an allowed tuple"),
 ])
 def test_every_constraint_kind_is_evaluated(constraint, good, bad, reason):
     model = tiny_model(constraint)

@@ -109,7 +109,7 @@ def test_detect_format(text, fmt):
 
 
 # ----- round trips ----------------------------------------------------------------
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(puzzles(), st.sampled_from(FORMATS))
 def test_every_format_round_trips(sudoku, fmt):
     text = format_grid(sudoku, fmt)
@@ -118,7 +118,7 @@ def test_every_format_round_trips(sudoku, fmt):
         assert (back.n, back.grid, used) == (sudoku.n, sudoku.grid, fmt)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(st.lists(puzzles(sides=(4, 9, 16)), min_size=1, max_size=6))
 def test_multi_puzzle_files_round_trip(tmp_path_factory, batch):
     path = tmp_path_factory.mktemp("multi") / "batch.txt"

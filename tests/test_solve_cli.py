@@ -21,7 +21,7 @@ import puzzles as puzzles_package
 import tests.fake_engines  # noqa: F401  (registers fake, fake-wrong, fake-sleep)
 from compare.checker import check
 from compare.solve_cli import main
-from engines import Engine, Outcome, Status
+from engines import Outcome, Status
 from puzzles.base import Puzzle
 from puzzles.formats import parse_grid
 from puzzles.model import AllDifferent, Model, Structure
@@ -158,7 +158,8 @@ def test_engine_failures_exit_3_and_print_no_answer(capsys, monkeypatch, argv, f
 @pytest.mark.parametrize("stdin, fragment", [
     ("", "<stdin>: empty input"),
     (BOJ2239.replace("002109400", "0021x9400"), "<stdin>, line 2: stray character 'x'"),
-    (BOJ2239.replace("002109400", "002109A00"), "<stdin>, line 2: value 'A' (= 10) is out of range"),
+    (BOJ2239.replace("002109400", "002109A00"),
+     "<stdin>, line 2: value 'A' (= 10) is out of range"),
     (BOJ2239.replace("000704000", "100704000"), "<stdin>, line 3: r1c1 and r3c1 both hold 1"),
     (BOJ2239 + "000000000\n", "<stdin>, line 10: extra row 10"),
     ("1" * 80, "<stdin>, line 1: 80 cells"),
@@ -196,7 +197,7 @@ def test_argument_errors_exit_2(capsys, argv):
     assert "Traceback" not in capsys.readouterr().err
 
 
-# ----- several puzzles, and puzzle specs -------------------------------------------------------------
+# ----- several puzzles, and puzzle specs ---------------------------------------------
 def test_a_multi_puzzle_file_answers_each_and_reports_bad_lines(capsys, monkeypatch, tmp_path):
     path = tmp_path / "batch.txt"
     path.write_text("# three\n" + EMPTY_4X4 + "1" * 16 + "\n" + UNSAT_4X4)
