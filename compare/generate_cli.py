@@ -1,0 +1,87 @@
+"""``run_compare.py generate``: write seeded, unique Sudoku puzzles, one per line.
+
+The generator lives in ``puzzles/`` and knows no engines; this front end hands
+it a solution counter built on an engine (the backtracker by default, in
+``count`` mode with limit 2, which is the uniqueness check).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import engines
+from puzzles.default_set import regenerate
+from puzzles.generator import DEFAULT_CLUES, file_text, generate
+
+BAD_USAGE = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="run_compare.py generate",
+        description="Generate unique Sudoku puzzles (random full grid, then givens "
+                    "removed while the solution stays unique).")
+    parser.add_argument("--size", type=int, choices=(4, 9, 16, 25), default=9,
+                        help="grid side (default 9)")
+    parser.add_argument("--count", type=int, default=10, help="puzzles to write (default 10)")
+    parser.add_argument("--clues", type=int,
+                        help="target number of givens; fewer is harder (default: "
+                             + ", ".join(f"{k}x{k}: {v}" for k, v in DEFAULT_CLUES.items()) + ")")
+    parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    parser.add_argument("--best-of", type=int, default=1, metavar="K",
+                        help="carve K grids per puzzle and keep the fewest clues")
+    parser.add_argument("--engine", default="backtracking",
+                        help="engine used to count solutions (default backtracking)")
+    parser.add_argument("--out", metavar="FILE", help="output file (default: stdout)")
+    parser.add_argument("--force", action="store_true", help="overwrite --out if it exists")
+    parser.add_argument("--default-set", action="store_true",
+                        help="rewrite the embedded default set under puzzles/data")
+    return parser
+
+
+def counter(spec: str):
+    """``count_solutions(model, limit)`` on an engine; a non-answer stops generation."""
+    engine = engines.get_engine(spec)
+
+    def count_solutions(model, limit: int) -> int:
+        result = engine.solve(model, "count", limit)
+        if str(result.status) not in ("solved", "unsatisfiable"):
+            raise RuntimeError(f"{engine.label} could not count: {result.status} {result.message}")
+        return result.count or 0
+    return count_solutions
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        count_solutions = counter(args.engine)
+    except (engines.UnknownEngine, engines.EngineOptionError, ImportError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return BAD_USAGE
+    if args.default_set:
+        regenerate(count_solutions)
+        return 0
+    if args.count < 1 or (args.clues is not None and not 0 <= args.clues <= args.size ** 2):
+        print(f"error: need --count >= 1 and --clues in 0..{args.size ** 2}", file=sys.stderr)
+        return BAD_USAGE
+    out = Path(args.out) if args.out else None
+    if out is not None and out.exists() and not args.force:
+        print(f"error: {out} exists (use --force to overwrite)", file=sys.stderr)
+        return BAD_USAGE
+    start = time.perf_counter()
+    found = generate(args.size, args.count, args.clues, args.seed, count_solutions, args.best_of)
+    text = file_text(found, args.size, args.count, args.clues, args.seed, args.best_of)
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        try:
+            out.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            print(f"error: cannot write {out}: {exc.strerror}", file=sys.stderr)
+            return BAD_USAGE
+    clues = sorted(p.clues for p in found)
+    print(f"{len(found)} puzzles of {args.size}x{args.size}, clues {clues[0]}..{clues[-1]}, "
+          f"in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+    return 0

@@ -1,0 +1,122 @@
+"""The report step: from the SQLite file to results.csv, summary.md and plots.
+
+It reads only the store, so ``run_compare.py report --out DIR`` rebuilds a
+report without running anything (mzn-bench style separate steps).
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from compare import plots, summary
+from compare.store import COLUMNS, Store
+from compare.verdict import findings
+
+CLEAN, FOUND_PROBLEMS = 0, 1
+
+
+def build_report(folder: Path | str, baseline: str | None = None, quiet: bool = False) -> int:
+    """Write every report file; print the summary; 1 if any wrong answer or disagreement."""
+    folder = Path(folder)
+    with Store(folder) as store:
+        frame = store.frame()
+        puzzles = store.puzzles()
+        config = store.meta("config", {})
+        skipped = store.meta("skipped", [])
+        runs = store.meta("runs", [])
+    if frame.empty:
+        print(f"{folder}: no results yet", file=sys.stderr)
+        return CLEAN
+    tasks = summary.per_task(frame)
+    base = summary.choose_baseline(tasks, baseline or config.get("baseline"))
+    by_engine = summary.engine_table(tasks, base)
+    by_source = summary.engine_table(tasks, base, by=["source"])
+    problems = findings(frame, puzzles)
+    _export(frame, folder)
+    pictures = [p for p in (plots.cactus(tasks, folder / "cactus.png"),
+                            plots.scatter(tasks, base, folder / "scatter.png")) if p]
+    text = _markdown(config, frame, by_engine, by_source, base, problems, skipped, pictures,
+                     runs)
+    (folder / "summary.md").write_text(text, encoding="utf-8")
+    if not quiet:
+        _print(by_engine, by_source, base, folder, runs)
+    _print_problems(problems)
+    return FOUND_PROBLEMS if problems else CLEAN
+
+
+def _export(frame, folder: Path) -> None:
+    frame = frame[list(COLUMNS)]
+    frame.to_csv(folder / "results.csv", index=False)
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        return
+    frame.to_parquet(folder / "results.parquet", index=False)
+
+
+def harness_line(run: dict) -> str:
+    """Wall time against the ideal (task time spread evenly over the workers)."""
+    ideal = run["task_s"] / run["workers"]
+    ratio = run["wall_s"] / ideal if ideal > 0 else float("nan")
+    return (f"{run['tasks']} tasks in {run['wall_s']:.2f} s wall on {run['workers']} workers; "
+            f"task times sum to {run['task_s']:.2f} s, /{run['workers']} = {ideal:.2f} s "
+            f"(wall/ideal {ratio:.2f}); parent CPU {run['parent_cpu_s']:.2f} s")
+
+
+def _print(by_engine, by_source, base, folder: Path, runs) -> None:
+    print(f"\nPer engine (baseline: {base or 'none'}):")
+    print(summary.to_text(by_engine))
+    if by_source["source"].nunique() > 1:
+        print("\nPer source:")
+        print(summary.to_text(by_source))
+    for run in runs[-1:]:
+        print(f"\nHarness: {harness_line(run)}")
+    print(f"Report: {folder / 'summary.md'}")
+
+
+def _print_problems(problems) -> None:
+    if not problems:
+        return
+    bar = "!" * 72
+    print(f"\n{bar}\n!!! {len(problems)} WRONG ANSWER(S) / DISAGREEMENT(S)\n{bar}", file=sys.stderr)
+    for found in problems:
+        print(f"!!! {found.line()}\n    reproduce: {found.reproduce}", file=sys.stderr)
+    print(bar, file=sys.stderr)
+
+
+def _markdown(config, frame, by_engine, by_source, base, problems, skipped, pictures,
+              runs) -> str:
+    versions = frame.drop_duplicates("engine")[["engine", "library", "version"]]
+    parts = ["# Engine comparison", ""]
+    if config:
+        parts += [f"- command: `{config.get('command', '')}`",
+                  f"- started: {config.get('started', '?')}",
+                  f"- machine: {config.get('machine', '?')}",
+                  f"- mode: {config.get('mode')}, time limit {config.get('timeout')} s, "
+                  f"repeats {config.get('repeat')}, workers {config.get('workers')}"]
+        parts += [f"- harness: {harness_line(run)}" for run in runs]
+        parts.append("")
+    parts += ["## Engines", "",
+              summary.to_markdown(versions.reset_index(drop=True)), ""]
+    parts += [f"## Per engine (baseline: {base or 'none'})", "",
+              summary.to_markdown(by_engine), ""]
+    if by_source["source"].nunique() > 1:
+        parts += ["## Per source", "", summary.to_markdown(by_source), ""]
+    parts += ["## Verdicts", ""]
+    if problems:
+        for found in problems:
+            parts += [f"- **{found.kind}**: `{found.puzzle_id}` ({found.mode}), "
+                      f"{', '.join(found.engines)}: {found.detail}",
+                      f"  - reproduce: `{found.reproduce}`"]
+    else:
+        parts.append("Every answer passed the checker and the engines agree "
+                     "(timeouts and unsupported modes carry no answer).")
+    parts.append("")
+    if skipped:
+        parts += ["## Puzzles skipped (bad input)", ""]
+        parts += [f"- {line}" for line in skipped] + [""]
+    if pictures:
+        parts += ["## Plots", ""]
+        parts += [f"![{p.stem}]({p.name})" for p in pictures] + [""]
+    parts += ["## Definitions", "", summary.__doc__.split("Definitions (also written into summary.md):")[1].strip(), ""]
+    return "\n".join(parts)

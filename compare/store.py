@@ -1,0 +1,122 @@
+"""Results in an SQLite file in the output folder, one row per finished task.
+
+Rows are committed in small batches, at most ``FLUSH_S`` apart (WAL journal,
+so a commit is a cheap append): a killed run loses at most that last fraction
+of a second of results, and ``--resume`` runs only the tasks whose key is
+missing. The key is unique in the table, so a
+resumed run cannot add duplicates even if asked twice.
+"""
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from pathlib import Path
+
+DB_NAME = "results.sqlite"
+FLUSH_S = 0.25
+
+# Column order of the table and of results.csv.
+COLUMNS = (
+    "puzzle_id", "source", "kind", "size", "clues", "engine", "formulation", "mode",
+    "limit", "timeout", "repeat", "status", "verified", "build_s", "solve_s",
+    "total_s", "nodes", "backtracks", "library", "version", "count", "answer",
+    "reason", "message", "stats", "finished_at",
+)
+KEY = ("puzzle_id", "formulation", "engine", "mode", "repeat")
+PUZZLE_COLUMNS = ("puzzle_id", "source", "origin", "line", "kind", "size", "clues",
+                  "formulations", "text")
+
+_TYPES = {"size": "INTEGER", "clues": "INTEGER", "limit": "INTEGER", "repeat": "INTEGER",
+          "verified": "INTEGER", "nodes": "INTEGER", "backtracks": "INTEGER",
+          "count": "INTEGER", "timeout": "REAL", "build_s": "REAL", "solve_s": "REAL",
+          "total_s": "REAL", "line": "INTEGER"}
+
+
+def _ddl(table: str, columns, extra: str) -> str:
+    cols = ", ".join(f'"{c}" {_TYPES.get(c, "TEXT")}' for c in columns)
+    return f"CREATE TABLE IF NOT EXISTS {table} ({cols}, {extra})"
+
+
+class Store:
+    def __init__(self, folder: Path | str):
+        self.path = Path(folder) / DB_NAME
+        self.db = sqlite3.connect(self.path)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        keys = ", ".join(f'"{k}"' for k in KEY)
+        self.db.execute(_ddl("results", COLUMNS, f"UNIQUE ({keys})"))
+        self.db.execute(_ddl("puzzles", PUZZLE_COLUMNS, 'PRIMARY KEY ("puzzle_id")'))
+        self.db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+        self.db.commit()
+        names = ", ".join(f'"{c}"' for c in COLUMNS)
+        marks = ", ".join("?" * len(COLUMNS))
+        self._insert = f"INSERT OR IGNORE INTO results ({names}) VALUES ({marks})"
+        self._buffer: list[list] = []
+        self._flushed = time.perf_counter()
+
+    @staticmethod
+    def exists(folder: Path | str) -> bool:
+        return (Path(folder) / DB_NAME).exists()
+
+    # ----- writing -------------------------------------------------------------
+    def add(self, row: dict) -> None:
+        """One finished task; committed with the others of the last ``FLUSH_S``."""
+        self._buffer.append([row.get(c) for c in COLUMNS])
+        if time.perf_counter() - self._flushed >= FLUSH_S:
+            self.flush()
+
+    def flush(self) -> None:
+        if self._buffer:
+            self.db.executemany(self._insert, self._buffer)
+            self.db.commit()
+            self._buffer = []
+        self._flushed = time.perf_counter()
+
+    def add_puzzles(self, rows: list[dict]) -> None:
+        names = ", ".join(f'"{c}"' for c in PUZZLE_COLUMNS)
+        marks = ", ".join("?" * len(PUZZLE_COLUMNS))
+        self.db.executemany(f"INSERT OR REPLACE INTO puzzles ({names}) VALUES ({marks})",
+                            [[r.get(c) for c in PUZZLE_COLUMNS] for r in rows])
+        self.db.commit()
+
+    def set_meta(self, key: str, value) -> None:
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value)))
+        self.db.commit()
+
+    # ----- reading -------------------------------------------------------------
+    def meta(self, key: str, default=None):
+        found = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return default if found is None else json.loads(found[0])
+
+    def done_keys(self) -> set[tuple]:
+        self.flush()
+        keys = ", ".join(f'"{k}"' for k in KEY)
+        return {tuple(r) for r in self.db.execute(f"SELECT {keys} FROM results")}
+
+    def count(self) -> int:
+        self.flush()
+        return self.db.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+
+    def frame(self):
+        """All results as a long-format DataFrame, in the order they finished."""
+        import pandas as pd
+        self.flush()
+        frame = pd.read_sql_query("SELECT * FROM results ORDER BY rowid", self.db)
+        frame["verified"] = frame["verified"].map({1: True, 0: False}).astype("boolean")
+        return frame
+
+    def puzzles(self) -> dict[str, dict]:
+        cur = self.db.execute("SELECT * FROM puzzles")
+        names = [d[0] for d in cur.description]
+        return {row[0]: dict(zip(names, row)) for row in cur}
+
+    def close(self) -> None:
+        self.flush()
+        self.db.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

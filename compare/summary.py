@@ -1,0 +1,135 @@
+"""Summary tables from the long results frame: per engine, and per source x engine.
+
+Definitions (also written into summary.md):
+
+* solved: answered (a solution, or unsatisfiable) and not rejected by the
+  checker; a wrong answer is counted as ``wrong``, not solved;
+* times (mean, median, p90, max) are over solved tasks; ``total`` over all;
+* PAR2: mean time with every unsolved task (timeout, crash, error, wrong)
+  counted as twice the time limit; unsupported tasks (n/a) are left out;
+* ``vs <baseline>``: the engine's mean time over the puzzles both it and the
+  baseline solved, divided by the baseline's mean there (below 1 is faster);
+* with ``--repeat K`` each task's times are the median over its repeats, and
+  its status the most common one.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+TASK_KEYS = ["puzzle_id", "source", "formulation", "engine", "mode"]
+ANSWERED = ("solved", "unsatisfiable")
+
+
+def per_task(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per task, repeats folded into medians."""
+    frame = frame.assign(wrong=frame["verified"].eq(False).fillna(False).astype(bool))
+    if frame["repeat"].nunique() <= 1:
+        return _mark_solved(frame.copy())
+    grouped = frame.groupby(TASK_KEYS, sort=False)
+    folded = grouped.agg(size=("size", "first"), clues=("clues", "first"),
+                         timeout=("timeout", "first"), build_s=("build_s", "median"),
+                         solve_s=("solve_s", "median"), total_s=("total_s", "median"),
+                         nodes=("nodes", "median"), wrong=("wrong", "any"),
+                         status=("status", lambda s: s.mode().iloc[0]))
+    return _mark_solved(folded.reset_index())
+
+
+def _mark_solved(tasks: pd.DataFrame) -> pd.DataFrame:
+    tasks["solved"] = tasks["status"].isin(ANSWERED) & ~tasks["wrong"]
+    tasks["par2_s"] = tasks["total_s"].where(tasks["solved"], 2 * tasks["timeout"])
+    return tasks
+
+
+def choose_baseline(tasks: pd.DataFrame, wanted: str | None = None) -> str | None:
+    """The requested engine, else the backtracker variant with the best PAR2."""
+    engines = list(dict.fromkeys(tasks["engine"]))
+    if wanted:
+        return wanted if wanted in engines else None
+    rated = tasks[tasks["status"] != "unsupported"].groupby("engine")["par2_s"].mean()
+    if rated.empty:
+        return None
+    backtrackers = rated[[e.startswith("backtracking") for e in rated.index]]
+    return (backtrackers if not backtrackers.empty else rated).idxmin()
+
+
+def engine_table(tasks: pd.DataFrame, baseline: str | None,
+                 by: list[str] | None = None) -> pd.DataFrame:
+    """The summary table, one row per engine (and per ``by`` group)."""
+    by = list(by or [])
+    if tasks["formulation"].nunique() > 1:
+        by.append("formulation")
+    rows = []
+    for key, group in tasks.groupby(by + ["engine"], sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        row = dict(zip(by + ["engine"], key))
+        row.update(_stats(group))
+        row[f"vs {baseline}" if baseline else "vs baseline"] = _ratio(
+            tasks, group, baseline, by, key[:-1])
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _stats(group: pd.DataFrame) -> dict:
+    status = group["status"]
+    solved = group.loc[group["solved"], "total_s"]
+    rated = group[status != "unsupported"]
+    return {
+        "tasks": len(group), "solved": int(group["solved"].sum()),
+        "timeouts": int((status == "timeout").sum()),
+        "crashed": int((status == "crashed").sum()),
+        "errors": int((status == "error").sum()),
+        "wrong": int(group["wrong"].sum()),
+        "n/a": int((status == "unsupported").sum()),
+        "mean_s": solved.mean(), "median_s": solved.median(),
+        "p90_s": solved.quantile(0.9) if len(solved) else float("nan"),
+        "max_s": solved.max(),
+        "par2_s": rated["par2_s"].mean() if len(rated) else float("nan"),
+        "total_s": group["total_s"].sum(),
+        "mean_nodes": group.loc[group["solved"], "nodes"].mean(),
+    }
+
+
+def _ratio(tasks, group, baseline, by, key) -> float:
+    if baseline is None:
+        return float("nan")
+    base = tasks[(tasks["engine"] == baseline) & tasks["solved"]]
+    for column, value in zip(by, key):
+        base = base[base[column] == value]
+    mine = group[group["solved"]]
+    both = mine.merge(base, on=["puzzle_id", "formulation", "mode"], suffixes=("", "_b"))
+    if both.empty or both["total_s_b"].mean() == 0:
+        return float("nan")
+    return both["total_s"].mean() / both["total_s_b"].mean()
+
+
+# ----- presentation ------------------------------------------------------------
+def formatted(table: pd.DataFrame) -> pd.DataFrame:
+    """Times to 4 decimals, node counts whole, ratios to 2 decimals; NaN as '-'."""
+    out = table.copy().astype(object)
+    for column in table.columns:
+        values = table[column]
+        if column.endswith("_s"):
+            out[column] = [_num(v, "{:.4f}") for v in values]
+        elif column == "mean_nodes":
+            out[column] = [_num(v, "{:.0f}") for v in values]
+        elif column.startswith("vs "):
+            out[column] = [_num(v, "{:.2f}") for v in values]
+    return out
+
+
+def _num(value, pattern: str) -> str:
+    return "-" if pd.isna(value) else pattern.format(value)
+
+
+def to_markdown(table: pd.DataFrame) -> str:
+    """A GitHub table without the optional ``tabulate`` dependency."""
+    shown = formatted(table)
+    head = "| " + " | ".join(map(str, shown.columns)) + " |"
+    rule = "|" + "|".join("---" for _ in shown.columns) + "|"
+    body = ["| " + " | ".join(str(v) for v in row) + " |"
+            for row in shown.itertuples(index=False)]
+    return "\n".join([head, rule, *body])
+
+
+def to_text(table: pd.DataFrame) -> str:
+    return formatted(table).to_string(index=False)

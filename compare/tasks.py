@@ -1,0 +1,84 @@
+"""What a comparison run is made of: puzzles, and tasks over them.
+
+A task is one puzzle x formulation x engine x repeat in one mode. It stays
+small (ids and short strings) because thousands cross the pipe to the workers;
+the puzzle object itself travels once per worker (see ``executor``).
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Iterable
+
+from puzzles.base import Puzzle
+
+
+@dataclass(frozen=True)
+class Task:
+    tid: int
+    puzzle_id: str
+    formulation: str
+    engine: str          # the engine's canonical label, e.g. backtracking:variant=seed
+    mode: str
+    limit: int
+    timeout: float
+    repeat: int
+
+    @property
+    def key(self) -> tuple:
+        """What makes a result unique in the store (and what ``--resume`` skips)."""
+        return (self.puzzle_id, self.formulation, self.engine, self.mode, self.repeat)
+
+
+@dataclass(frozen=True)
+class PuzzleRecord:
+    """A loaded puzzle and where it came from, for tables and reproduce commands."""
+    puzzle_id: str
+    puzzle: Puzzle
+    source: str          # file stem (or the spec), the grouping column of the summary
+    origin: str          # the path or spec the user gave
+    line: int            # 1-based line in ``origin``; 0 for a spec
+
+
+def sample_records(records: list[PuzzleRecord], k: int | None,
+                   seed: int) -> list[PuzzleRecord]:
+    """A reproducible subset of ``k`` puzzles per origin, in file order."""
+    if not k:
+        return records
+    by_origin: dict[str, list[PuzzleRecord]] = {}
+    for rec in records:
+        by_origin.setdefault(rec.origin, []).append(rec)
+    keep = set()
+    for origin, group in by_origin.items():
+        if len(group) <= k:
+            keep.update(r.puzzle_id for r in group)
+        else:
+            rng = random.Random(f"{seed}:{origin}")
+            keep.update(r.puzzle_id for r in rng.sample(group, k))
+    return [r for r in records if r.puzzle_id in keep]
+
+
+def formulations_for(puzzle: Puzzle, wanted: list[str] | None) -> list[str]:
+    """The formulations to run for a puzzle: its default, or those of ``wanted`` it has."""
+    if not wanted:
+        return [puzzle.formulations[0]]
+    return [f for f in wanted if f in puzzle.formulations]
+
+
+def build_tasks(records: Iterable[PuzzleRecord], engines: list[str], mode: str,
+                limit: int, timeout: float, repeat: int,
+                formulations: list[str] | None = None) -> list[Task]:
+    """Every task, repeats outermost so a cut-short run still covers every puzzle once.
+
+    Engines are interleaved per puzzle, so slow drift of the machine (heat,
+    neighbours) falls on all engines alike.
+    """
+    records = list(records)
+    tasks: list[Task] = []
+    for rep in range(repeat):
+        for rec in records:
+            for form in formulations_for(rec.puzzle, formulations):
+                for engine in engines:
+                    tasks.append(Task(len(tasks), rec.puzzle_id, form, engine,
+                                      mode, limit, timeout, rep))
+    return tasks

@@ -1,0 +1,137 @@
+"""Per-puzzle verdicts: wrong answers, and engines that disagree.
+
+The checker has judged each answer alone (``verified``). Here the engines are
+compared per puzzle and mode, across formulations (answers are decoded, so a
+formulation cannot hide a difference):
+
+* the same status: one engine's verified solution refutes another's
+  "unsatisfiable";
+* the same solution where it must be the same: ``lexfirst`` mode, or a
+  puzzle shown unique (a complete count of 1);
+* the same count, among engines that finished counting.
+
+Timeouts, errors, crashes and unsupported modes carry no answer, so they are
+never disagreements. Each finding carries a command a user can paste.
+"""
+from __future__ import annotations
+
+import os
+import shlex
+from dataclasses import dataclass
+
+from engines import PLUGIN_ENV
+
+ANSWERED = ("solved", "unsatisfiable")
+
+
+@dataclass
+class Finding:
+    kind: str               # "wrong answer" or "disagreement"
+    puzzle_id: str
+    mode: str
+    engines: list[str]
+    detail: str
+    reproduce: str
+
+    def line(self) -> str:
+        return (f"{self.kind.upper()}: {self.puzzle_id} ({self.mode}) "
+                f"{', '.join(self.engines)}: {self.detail}")
+
+
+def findings(frame, puzzles: dict[str, dict]) -> list[Finding]:
+    """Every wrong answer and disagreement in a results frame."""
+    found: list[Finding] = []
+    wrong = frame[frame["verified"].eq(False).fillna(False)]
+    for row in wrong.drop_duplicates(["puzzle_id", "formulation", "engine", "mode"]).itertuples():
+        found.append(Finding("wrong answer", row.puzzle_id, row.mode,
+                             [_who(row.engine, row.formulation, frame)], row.reason,
+                             reproduce(puzzles.get(row.puzzle_id), [row.engine], row.mode,
+                                       row.limit, row.formulation)))
+    good = frame[frame["status"].isin(ANSWERED) & frame["verified"].eq(True).fillna(False)]
+    for (pid, mode), group in _suspects(good):
+        detail = _disagreement(group, mode)
+        if detail:
+            names = sorted(set(group["engine"]))
+            forms = sorted(set(group["formulation"]))
+            found.append(Finding("disagreement", pid, mode,
+                                 sorted({_who(r.engine, r.formulation, frame)
+                                         for r in group.itertuples()}),
+                                 detail, reproduce(puzzles.get(pid), names, mode,
+                                                   int(group["limit"].iloc[0]),
+                                                   forms[0] if len(forms) == 1 else None)))
+    return found
+
+
+def _suspects(good):
+    """Groups (puzzle, mode) that differ in status, count or answer: a cheap first cut."""
+    keys = ["puzzle_id", "mode"]
+    spread = good.groupby(keys, sort=False).agg(
+        statuses=("status", "nunique"), counts=("count", "nunique"),
+        answers=("answer", "nunique"))
+    odd = spread[(spread[["statuses", "counts", "answers"]] > 1).any(axis=1)]
+    if odd.empty:
+        return []
+    flagged = good.set_index(keys).loc[odd.index].reset_index()
+    return flagged.groupby(keys, sort=False)
+
+
+def _who(engine: str, formulation: str, frame) -> str:
+    """An engine label, with the formulation when the run had several."""
+    if frame["formulation"].nunique() > 1:
+        return f"{engine} [{formulation}]"
+    return engine
+
+
+def _disagreement(group, mode: str) -> str | None:
+    statuses = set(group["status"])
+    if len(statuses) > 1:
+        sat = _names(group[group["status"] == "solved"])
+        unsat = _names(group[group["status"] == "unsatisfiable"])
+        return f"{unsat} say unsatisfiable, {sat} found a verified solution"
+    if mode == "count":
+        counts = group.dropna(subset=["count"]).groupby("count")
+        if counts.ngroups > 1:
+            return "counts differ: " + "; ".join(
+                f"{int(c)} by {_names(g)}" for c, g in counts)
+    unique = mode == "lexfirst" or (mode == "count" and group["count"].eq(1).all())
+    answers = group.dropna(subset=["answer"]).groupby("answer", sort=False)
+    if unique and answers.ngroups > 1:
+        why = "lexfirst" if mode == "lexfirst" else "the puzzle is unique"
+        parts = [f"{_names(g)} gave {_short(a)}" for a, g in answers]
+        return f"different solutions where {why}: " + "; ".join(parts)
+    return None
+
+
+def _names(rows) -> str:
+    return "/".join(sorted(set(rows["engine"]))) or "none"
+
+
+def _short(answer: str, width: int = 24) -> str:
+    return answer if len(answer) <= width else answer[:width] + "..."
+
+
+def reproduce(puzzle: dict | None, engines: list[str], mode: str, limit: int,
+              formulation: str | None) -> str:
+    """A one-line shell command that runs the engines on this puzzle alone."""
+    prefix = ""
+    if os.environ.get(PLUGIN_ENV):
+        prefix = f"{PLUGIN_ENV}={shlex.quote(os.environ[PLUGIN_ENV])} "
+    if puzzle is None:
+        return "(puzzle not recorded)"
+    extra = f" --mode {mode}" + (f" --limit {limit}" if mode == "count" else "")
+    if formulation and formulation != (puzzle.get("formulations") or "").split(",")[0]:
+        extra += f" --formulation {shlex.quote(formulation)}"
+    text, origin = puzzle.get("text"), puzzle.get("origin")
+    if text and puzzle.get("line") == 0:
+        feed, solve = "", f"solve --puzzle {shlex.quote(text)}"
+    elif text:
+        feed, solve = f"echo {shlex.quote(text)} | ", "solve --format line"
+    else:
+        names = ",".join(engines)
+        return (f"{prefix}python run_compare.py --puzzles {shlex.quote(origin)} "
+                f"--engines {shlex.quote(names)}{extra.replace(' --formulation', ' --formulations')}")
+    if len(engines) == 1:
+        return f"{feed}{prefix}python run_compare.py {solve} --engine {shlex.quote(engines[0])}{extra}"
+    loop = " ".join(shlex.quote(e) for e in engines)
+    return (f"for e in {loop}; do {feed}{prefix}python run_compare.py {solve} "
+            f"--engine \"$e\"{extra}; done")

@@ -1,0 +1,133 @@
+"""Test-only engines, registered when this module is imported.
+
+Worker processes import it through ``COMPARE_ENGINE_PLUGINS=tests.fake_engines``
+so the harness can be driven into its fault paths:
+
+* ``fake``   : a small correct solver (static order, ascending values), so
+  harness tests do not depend on the real engines' speed;
+* ``fake-wrong`` : answers ``fake``'s solution with two blanks swapped, a wrong grid;
+* ``fake-sleep`` : ignores the deadline and sleeps, so the worker must be killed;
+* ``fake-crash`` : ``os._exit(1)`` on any puzzle but the warm-up ones;
+* ``fake-unsat`` : claims every puzzle but the warm-up ones unsatisfiable, an
+  answer only the cross-check between engines can refute;
+* ``fake-nap``   : ``fake`` after a nap of ``nap`` seconds (default 0.1), so a
+  run lasts long enough to be killed half-way.
+"""
+from __future__ import annotations
+
+import os
+import time
+
+import engines
+from engines import Engine, Outcome, Status
+from engines.base import timed_out
+from puzzles.model import AllDifferent
+
+
+class FakeEngine(Engine):
+    name = "fake"
+    library = ""
+
+    def translate(self, model):
+        n = model.structure.size
+        peers = [set() for _ in range(n)]
+        for con in model.structure.constraints:
+            if isinstance(con, AllDifferent):
+                for v in con.vars:
+                    peers[v].update(con.vars)
+        for v in range(n):
+            peers[v].discard(v)
+        return model, [sorted(p) for p in peers]
+
+    def search(self, translated, mode, limit, deadline):
+        model, peers = translated
+        domains = model.domains()
+        values = [d[0] if len(d) == 1 else 0 for d in domains]
+        blanks = [v for v, d in enumerate(domains) if len(d) != 1]
+        want = limit if mode == "count" else 1
+        found, nodes = [], 0
+        stack = [(0, iter(domains[blanks[0]]) if blanks else iter(()))]
+        if not blanks:
+            found.append(tuple(values))
+            stack = []
+        while stack:
+            if timed_out(deadline):
+                return Outcome(Status.TIMEOUT, found, len(found), nodes)
+            depth, choices = stack[-1]
+            var = blanks[depth]
+            for value in choices:
+                if all(values[p] != value for p in peers[var]):
+                    values[var] = value
+                    nodes += 1
+                    if depth + 1 == len(blanks):
+                        found.append(tuple(values))
+                        if len(found) >= want:
+                            return _done(found, mode, nodes)
+                        continue
+                    stack.append((depth + 1, iter(domains[blanks[depth + 1]])))
+                    break
+            else:
+                values[var] = 0
+                stack.pop()
+        return _done(found, mode, nodes)
+
+
+def _done(found, mode, nodes):
+    status = Status.SOLVED if found else Status.UNSAT
+    return Outcome(status, found, len(found) if mode == "count" else None, nodes)
+
+
+class WrongEngine(FakeEngine):
+    name = "fake-wrong"
+
+    def search(self, translated, mode, limit, deadline):
+        outcome = super().search(translated, mode, limit, deadline)
+        model = translated[0]
+        blanks = [v for v, d in enumerate(model.domains()) if len(d) != 1]
+        if outcome.solutions and model.name != "warm-up" and len(blanks) >= 2:
+            sol = list(outcome.solutions[0])
+            a, b = next((a, b) for a in blanks for b in blanks if sol[a] != sol[b])
+            sol[a], sol[b] = sol[b], sol[a]
+            outcome.solutions[0] = tuple(sol)
+        return outcome
+
+
+class SleepEngine(FakeEngine):
+    name = "fake-sleep"
+
+    def search(self, translated, mode, limit, deadline):
+        if translated[0].name != "warm-up":
+            time.sleep(3600)
+        return super().search(translated, mode, limit, deadline)
+
+
+class CrashEngine(FakeEngine):
+    name = "fake-crash"
+
+    def search(self, translated, mode, limit, deadline):
+        if translated[0].name != "warm-up":
+            os._exit(1)
+        return super().search(translated, mode, limit, deadline)
+
+
+class UnsatEngine(FakeEngine):
+    name = "fake-unsat"
+
+    def search(self, translated, mode, limit, deadline):
+        if translated[0].name != "warm-up":
+            return Outcome(Status.UNSAT, [], 0 if mode == "count" else None)
+        return super().search(translated, mode, limit, deadline)
+
+
+class NapEngine(FakeEngine):
+    name = "fake-nap"
+    option_defaults = {"nap": 0.1}
+
+    def search(self, translated, mode, limit, deadline):
+        if translated[0].name != "warm-up":
+            time.sleep(self.options["nap"])
+        return super().search(translated, mode, limit, deadline)
+
+
+for _cls in (FakeEngine, WrongEngine, SleepEngine, CrashEngine, UnsatEngine, NapEngine):
+    engines.register(_cls.name, _cls)
