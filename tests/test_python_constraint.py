@@ -1,0 +1,130 @@
+"""The python-constraint engine on its own: solvers, modes, deadlines, lexfirst."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+pytest.importorskip("constraint")
+
+import engines.python_constraint as pc  # noqa: E402
+from engines import EngineOptionError, Status, get_engine  # noqa: E402
+from engines.lexprobe import SearchTimeout  # noqa: E402
+from puzzles.model import AllDifferent, Model, Structure  # noqa: E402
+from puzzles.sudoku import Sudoku  # noqa: E402
+
+BOJ2239 = ("103000509002109400000704000300502006060000050"
+           "700803004000401000009205800804000107")
+BOJ2239_ANSWER = tuple(int(c) for c in (
+    "143628579572139468986754231391542786468917352"
+    "725863914237481695619275843854396127"))
+EMPTY4_LEXFIRST = (1, 2, 3, 4, 3, 4, 1, 2, 2, 1, 4, 3, 4, 3, 2, 1)
+SOLVERS = sorted(pc.SOLVERS)
+
+
+def boj2239() -> Model:
+    return Sudoku(9, tuple(int(c) for c in BOJ2239)).to_model()
+
+
+def test_registry_identity():
+    engine = get_engine("python-constraint")
+    result = engine.solve(boj2239(), "first")
+    assert engine.available()
+    assert (result.engine, result.library) == ("python-constraint", "python-constraint2")
+    assert result.version not in ("", "missing", "builtin")
+    assert result.stats["solver"] == "BacktrackingSolver"
+
+
+def test_unknown_solver_is_refused():
+    with pytest.raises(EngineOptionError, match="minconflicts"):
+        get_engine("python-constraint:solver=minconflicts")
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+@pytest.mark.parametrize("mode", ["first", "lexfirst", "count"])
+def test_boj2239_every_solver_and_mode(solver, mode):
+    result = get_engine(f"python-constraint:solver={solver}").solve(boj2239(), mode)
+    assert result.status is Status.SOLVED
+    assert result.solution == BOJ2239_ANSWER
+    assert result.count == (1 if mode == "count" else None)
+    assert result.nodes >= 81 - 36   # at least one value tried per blank cell
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_empty_4x4_counts_288_without_repeats(solver):
+    result = get_engine(f"python-constraint:solver={solver}").solve(
+        Sudoku(4, (0,) * 16).to_model(), "count", limit=1000)
+    assert (result.status, result.count) == (Status.SOLVED, 288)
+    assert len(set(result.solutions)) == len(result.solutions) == 16
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_lexfirst_of_empty_4x4_by_probes(solver):
+    result = get_engine(f"python-constraint:solver={solver}").solve(
+        Sudoku(4, (0,) * 16).to_model(), "lexfirst")
+    assert result.solution == EMPTY4_LEXFIRST
+    assert result.stats["lexfirst_by"] == "probes"
+
+
+def test_count_stops_at_limit():
+    result = get_engine("python-constraint").solve(Sudoku(4, (0,) * 16).to_model(),
+                                                   "count", limit=3)
+    assert (result.status, result.count) == (Status.SOLVED, 3)
+
+
+@pytest.mark.parametrize("mode", ["first", "lexfirst", "count"])
+def test_conflicting_givens_are_unsat(mode):
+    grid = tuple(int(c) for c in BOJ2239[:1] + "1" + BOJ2239[2:])
+    result = get_engine("python-constraint").solve(Sudoku(9, grid).to_model(), mode)
+    assert result.status is Status.UNSAT
+    assert result.count == (0 if mode == "count" else None)
+
+
+def test_given_outside_its_domain_is_unsat():
+    model = boj2239()
+    bad = Model(model.structure, model.givens + ((1, 10),))
+    assert get_engine("python-constraint").solve(bad, "first").status is Status.UNSAT
+
+
+def test_model_without_variables_has_one_solution():
+    model = Model(Structure("none", (), (), ()))
+    engine = get_engine("python-constraint")
+    assert engine.solve(model, "first").solutions == [()]
+    assert engine.solve(model, "count").count == 1
+
+
+def test_single_variable_keeps_its_pass_through():
+    """The library drops one-variable constraints in preprocessing; ours must stay."""
+    model = Model(Structure("one", ("a",), ((2, 1, 3),), ()))
+    result = get_engine("python-constraint").solve(model, "count", limit=10)
+    assert result.count == 3 and result.nodes == 3
+
+
+def test_holey_domains():
+    structure = Structure("holes", ("a", "b"), ((1, 3, 5), (3, 4)),
+                          (AllDifferent((0, 1)),))
+    result = get_engine("python-constraint").solve(Model(structure), "count", limit=100)
+    assert sorted(result.solutions) == [(1, 3), (1, 4), (3, 4), (5, 3), (5, 4)]
+
+
+def test_deadline_stops_a_search_from_inside(monkeypatch):
+    """One long search, no solution in sight: the pass-through raises at the deadline."""
+    monkeypatch.setattr(pc, "CHECK_EVERY", 1)
+    engine = get_engine("python-constraint")
+    task = engine.translate(boj2239())
+    watch = pc.Watch(time.perf_counter() - 1)
+    with pytest.raises(SearchTimeout):
+        next(engine.solutions(task, task.domains, watch))
+    assert watch.tried == 1
+
+
+def test_deadline_between_solutions_gives_partial_count():
+    result = get_engine("python-constraint").solve(Sudoku(9, (0,) * 81).to_model(),
+                                                   "count", limit=10 ** 12, timeout=0.3)
+    assert result.status is Status.TIMEOUT
+    assert 0 <= result.count < 10 ** 12
+
+
+def test_spent_deadline_is_a_timeout():
+    result = get_engine("python-constraint").solve(boj2239(), "first", timeout=0)
+    assert result.status is Status.TIMEOUT
