@@ -1,0 +1,185 @@
+"""Puzzles named by a spec instead of a file: ``queens:8``, ``coloring:g.col:colors=3``.
+
+Syntax: ``KIND:ARG[:key=value ...][:FORMULATION]``. ``ARG`` is the kind's one
+positional argument (a board size, a file, an equation); ``key=value`` parts
+are the kind's options; a trailing bare word picks the formulation, which then
+becomes the puzzle's default (the first of ``puzzle.formulations``). Parts are
+split on ':', so a spec cannot name a file whose path holds a ':'.
+
+Kinds register themselves: a module in ``puzzles/`` that calls
+``register_kind`` is imported the first time a spec is looked at, so a new
+puzzle kind is one new file and nothing else.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+import pkgutil
+import re
+from dataclasses import dataclass, field
+from typing import Callable
+
+from .base import Puzzle
+from .errors import PuzzleInputError
+
+_OPTION = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_MARKER = "register_kind("
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A parsed spec; ``fail`` makes the one-line error every bad spec gets."""
+    text: str
+    kind: str
+    arg: str
+    options: dict[str, str] = field(default_factory=dict)
+    formulation: str | None = None
+
+    def fail(self, message: str) -> PuzzleInputError:
+        return PuzzleInputError(self.text, None, message)
+
+    def check_options(self, *allowed: str) -> None:
+        for key in self.options:
+            if key not in allowed:
+                known = ", ".join(allowed) or "none"
+                raise self.fail(f"{self.kind} has no option {key!r} (options: {known})")
+
+    def int_arg(self, what: str, low: int, high: int) -> int:
+        return self._int(self.arg, what, low, high)
+
+    def int_option(self, key: str, default: int | None, low: int, high: int) -> int | None:
+        if key not in self.options:
+            return default
+        return self._int(self.options[key], key, low, high)
+
+    def _int(self, raw: str, what: str, low: int, high: int) -> int:
+        try:
+            value = int(raw.strip())
+        except ValueError:
+            raise self.fail(f"{self.kind}: {what} must be a whole number, got {raw!r}") from None
+        if not low <= value <= high:
+            raise self.fail(f"{self.kind}: {what} must be between {low} and {high}, got {value}")
+        return value
+
+    def existing_file(self, what: str = "file") -> str:
+        if not self.arg:
+            raise self.fail(f"{self.kind} needs a {what}")
+        if not os.path.isfile(self.arg):
+            raise self.fail(f"{self.kind}: no such {what} {self.arg!r}")
+        return self.arg
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str
+    syntax: str
+    loader: Callable[[Spec], Puzzle]
+
+
+_KINDS: dict[str, Kind] = {}
+_discovered = False
+
+
+def register_kind(name: str, syntax: str):
+    """Decorator for ``loader(spec: Spec) -> Puzzle``; ``syntax`` is the help line."""
+    def decorate(loader):
+        _KINDS[name] = Kind(name, syntax, loader)
+        return loader
+    return decorate
+
+
+def _discover() -> None:
+    """Import every ``puzzles`` module that registers a kind (found by its source)."""
+    global _discovered
+    if _discovered:
+        return
+    _discovered = True
+    import puzzles
+    for info in pkgutil.iter_modules(puzzles.__path__):
+        if info.name.startswith("_") or info.name == "specs":
+            continue
+        path = os.path.join(info.module_finder.path, info.name + ".py")
+        try:
+            with open(path, encoding="utf-8") as fh:
+                registers = _MARKER in fh.read()
+        except OSError:
+            continue
+        if registers:
+            importlib.import_module(f"puzzles.{info.name}")
+
+
+def kinds() -> dict[str, Kind]:
+    _discover()
+    return dict(sorted(_KINDS.items()))
+
+
+def __getattr__(name: str):
+    if name == "KINDS":   # computed, so reading it triggers discovery
+        return kinds()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def is_spec(text: str) -> bool:
+    """A known kind name and ':' in front, and not an existing file's path."""
+    if os.path.exists(text):
+        return False
+    kind, colon, _ = text.partition(":")
+    return bool(colon) and kind in kinds()
+
+
+def parse_spec(text: str) -> Spec:
+    kind, colon, rest = text.strip().partition(":")
+    known = ", ".join(kinds())
+    if not colon:
+        raise PuzzleInputError(text, None, f"not a puzzle spec; expected KIND:ARG with KIND one of {known}")
+    if kind not in kinds():
+        raise PuzzleInputError(text, None, f"unknown puzzle kind {kind!r} (known: {known})")
+    arg, *parts = rest.split(":")
+    options, formulation = {}, None
+    for i, part in enumerate(parts):
+        if _OPTION.match(part):
+            key, _, value = part.partition("=")
+            if key in options:
+                raise PuzzleInputError(text, None, f"option {key!r} given twice")
+            options[key] = value
+        elif part and i == len(parts) - 1:
+            formulation = part
+        else:
+            raise PuzzleInputError(
+                text, None, f"{part!r} is neither key=value nor a final formulation name")
+    return Spec(text, kind, arg.strip(), options, formulation)
+
+
+def load_spec(text: str) -> Puzzle:
+    """The puzzle a spec names; any fault is a one-line ``PuzzleInputError``."""
+    spec = parse_spec(text)
+    puzzle = kinds()[spec.kind].loader(spec)
+    if spec.formulation is not None:
+        puzzle = prefer_formulation(puzzle, spec.formulation, spec)
+    return puzzle
+
+
+def prefer_formulation(puzzle: Puzzle, formulation: str, spec: Spec) -> Puzzle:
+    """Make ``formulation`` the puzzle's default by moving it to the front."""
+    if formulation not in puzzle.formulations:
+        raise spec.fail(f"{spec.kind} has no formulation {formulation!r} "
+                        f"(formulations: {', '.join(puzzle.formulations)})")
+    order = (formulation,) + tuple(f for f in puzzle.formulations if f != formulation)
+    object.__setattr__(puzzle, "formulations", order)   # works on frozen dataclasses too
+    return puzzle
+
+
+def file_stem(path: str) -> str:
+    """A file's name without folder or extension: the ``source`` of file-based kinds."""
+    return os.path.splitext(os.path.basename(path))[0]
+
+
+def read_text(path: str) -> str:
+    """A puzzle file's text; undecodable bytes become U+FFFD and fail as stray characters."""
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        return fh.read()
+
+
+def help_text() -> str:
+    """One line per kind, for ``--help`` epilogues."""
+    return "\n".join(f"  {k.syntax}" for k in kinds().values())
