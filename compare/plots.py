@@ -30,7 +30,8 @@ def cactus(tasks: pd.DataFrame, path: Path) -> Path | None:
     solved = tasks[tasks["solved"]].assign(series=_series_label(tasks))
     if solved.empty:
         return None
-    fig = _figure(figsize=(7, 4.5), layout="constrained")
+    fig = _figure(figsize=(7, 4.5))
+    fig.subplots_adjust(left=0.1, right=0.97, bottom=0.12, top=0.92)
     ax = fig.subplots()
     for series in dict.fromkeys(_series_label(tasks)):
         times = solved.loc[solved["series"] == series, "total_s"].clip(lower=FLOOR_S)
@@ -58,14 +59,25 @@ def scatter(tasks: pd.DataFrame, baseline: str | None, path: Path) -> Path | Non
         return None
     cols = min(3, len(others))
     rows = -(-len(others) // cols)
-    fig = _figure(figsize=(4.2 * cols, 4 * rows), layout="constrained")
+    fig = _figure(figsize=(4.4 * cols, 4.2 * rows))
+    # fixed margins: a layout engine would cost seconds per figure
+    fig.subplots_adjust(left=0.16 / cols, right=1 - 0.03 / cols, bottom=0.12 / rows,
+                        top=1 - 0.14 / rows, wspace=0.35, hspace=0.4)
     axes = fig.subplots(rows, cols, squeeze=False)
     for ax, engine in zip(axes.flat, others):
         pair = timed[timed["engine"] == engine].merge(
             base, on=["puzzle_id", "formulation", "mode"], suffixes=("", "_b"))
         low = max(FLOOR_S, min(pair["t"].min(), pair["t_b"].min()) / 2) if len(pair) else FLOOR_S
         ax.plot([low, limit], [low, limit], color="grey", lw=0.8, ls="--")
-        ax.scatter(pair["t_b"], pair["t"], s=10, alpha=0.6)
+        both = pair["solved"] & pair["solved_b"]
+        ax.scatter(pair.loc[both, "t_b"], pair.loc[both, "t"], s=10, alpha=0.6,
+                   label="both solved")
+        if (~both).any():
+            ax.scatter(pair.loc[~both, "t_b"], pair.loc[~both, "t"], s=22, marker="x",
+                       color="tab:red", label="unsolved (at the limit)")
+            ax.legend(fontsize="x-small", loc="lower right")
+        ax.axhline(limit, color="tab:red", lw=0.6, alpha=0.5)
+        ax.axvline(limit, color="tab:red", lw=0.6, alpha=0.5)
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlim(low, limit * 1.5)

@@ -1,0 +1,210 @@
+"""End to end: ``python run_compare.py`` on small sets, through its fault paths."""
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from compare.run import main as run_main
+from puzzles.generator import generate
+from tests.fake_engines import FakeEngine
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLE = REPO / "puzzles" / "samples" / "boj2239.txt"
+# Built to defeat row-major brute force: the seed variant needs minutes on it.
+ANTI_BRUTE_FORCE = ("..............3.85..1.2.......5.7.....4...1...9.......5......73"
+                    "..2.1........4...9")
+REQUIRED = ["puzzle_id", "source", "size", "clues", "engine", "formulation", "mode",
+            "repeat", "status", "verified", "build_s", "solve_s", "total_s", "nodes",
+            "backtracks", "library", "version", "count", "answer", "reason"]
+
+_fake = FakeEngine()
+
+
+def fake_count(model, limit):
+    return _fake.solve(model, "count", limit).count
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory) -> Path:
+    """Six unique 4x4 puzzles and, on line 3, a bad one."""
+    lines = ["".join(str(v) if v else "." for v in p.grid)
+             for p in generate(4, 6, 6, seed=11, count_solutions=fake_count)]
+    path = tmp_path_factory.mktemp("puzzles") / "small.txt"
+    path.write_text("# six 4x4 puzzles\n" + lines[0] + "\n12x4\n" + "\n".join(lines[1:]) + "\n")
+    return path
+
+
+def run(*args, timeout=120, **popen) -> subprocess.CompletedProcess:
+    env = dict(os.environ, COMPARE_ENGINE_PLUGINS="tests.fake_engines",
+               PYTHONPATH=str(REPO))
+    return subprocess.run([sys.executable, "run_compare.py", *map(str, args)], cwd=REPO,
+                          env=env, capture_output=True, text=True, timeout=timeout, **popen)
+
+
+def results(out: Path) -> pd.DataFrame:
+    return pd.read_csv(out / "results.csv")
+
+
+def test_clean_run_reports_bad_line_and_writes_every_output(small, tmp_path):
+    out = tmp_path / "run"
+    proc = run("--puzzles", small, SAMPLE, "--engines", "fake,backtracking",
+               "--workers", 2, "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    assert f"{small}, line 3" in proc.stderr
+    frame = results(out)
+    assert set(REQUIRED) <= set(frame.columns)
+    assert len(frame) == 7 * 2
+    assert set(frame["status"]) == {"solved"} and frame["verified"].all()
+    assert set(frame["source"]) == {"small", "boj2239"}
+    assert set(frame["engine"]) == {"fake", "backtracking"}
+    summary = (out / "summary.md").read_text()
+    assert "## Per engine" in summary and "![cactus](cactus.png)" in summary
+    assert "line 3" in summary
+    for name in ("cactus.png", "scatter.png", "results.parquet", "results.sqlite"):
+        assert (out / name).stat().st_size > 0
+    assert "Per engine" in proc.stdout
+
+    # the report step rebuilds everything from the SQLite file alone
+    (out / "summary.md").unlink()
+    (out / "results.csv").unlink()
+    again = run("report", "--out", out, "--baseline", "fake", "--quiet")
+    assert again.returncode == 0, again.stderr
+    assert "baseline: fake" in (out / "summary.md").read_text()
+    assert len(results(out)) == 14
+
+    # resuming a finished run runs nothing and adds no row
+    resumed = run("--out", out, "--resume", "--workers", 2)
+    assert resumed.returncode == 0, resumed.stderr
+    assert len(results(out)) == 14
+
+
+def test_wrong_answer_exits_1_with_a_working_reproduce_command(small, tmp_path):
+    out = tmp_path / "run"
+    proc = run("--puzzles", small, "--engines", "fake,fake-wrong", "--workers", 2,
+               "--out", out, "--quiet")
+    assert proc.returncode == 1
+    assert "WRONG ANSWER" in proc.stderr
+    frame = results(out)
+    wrong = frame[frame["engine"] == "fake-wrong"]
+    assert len(wrong) == 6 and not wrong["verified"].any()
+    summary = (out / "summary.md").read_text()
+    lines = [ln for ln in summary.splitlines() if "reproduce:" in ln]
+    assert len(lines) == 6 and "**wrong answer**" in summary
+    command = lines[0].split("`")[1]
+    check = subprocess.run(["bash", "-c", command], cwd=REPO, capture_output=True,
+                           text=True, timeout=60, env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert check.returncode == 3, check.stderr      # solve refuses the wrong answer too
+    assert "wrong answer" in check.stderr
+
+
+def test_unsatisfiable_claim_is_a_disagreement(small, tmp_path):
+    out = tmp_path / "run"
+    proc = run("--puzzles", small, "--engines", "fake,fake-unsat", "--workers", 2,
+               "--out", out, "--quiet", "--sample", 2)
+    assert proc.returncode == 1
+    assert "DISAGREEMENT" in proc.stderr
+    assert "fake-unsat say unsatisfiable" in (out / "summary.md").read_text()
+
+
+def test_timeouts_and_crashes_are_recorded_and_the_run_finishes(small, tmp_path):
+    out = tmp_path / "run"
+    proc = run("--puzzles", small, "--sample", 3, "--engines", "fake,fake-sleep,fake-crash",
+               "--timeout", 0.3, "--workers", 2, "--out", out, "--quiet")
+    assert proc.returncode == 0, proc.stderr       # no answer is not a wrong answer
+    frame = results(out)
+    status = frame.groupby("engine")["status"].agg(set).to_dict()
+    assert status == {"fake": {"solved"}, "fake-sleep": {"timeout"}, "fake-crash": {"crashed"}}
+    assert frame.loc[frame["engine"] == "fake-crash", "reason"].str.contains("crashed").all()
+    table = (out / "summary.md").read_text()
+    assert "| fake-sleep | 3 | 0 | 3 |" in table
+
+
+def test_seed_variant_times_out_on_an_anti_brute_force_puzzle(tmp_path):
+    puzzle = tmp_path / "hard.txt"
+    puzzle.write_text(ANTI_BRUTE_FORCE + "\n")
+    out = tmp_path / "run"
+    proc = run("--puzzles", puzzle, "--engines", "backtracking:variant=seed,backtracking",
+               "--timeout", 0.5, "--workers", 2, "--out", out, "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    status = results(out).set_index("engine")["status"].to_dict()
+    assert status == {"backtracking:variant=seed": "timeout", "backtracking": "solved"}
+
+
+def _rows(db: Path) -> list[tuple]:
+    try:
+        with sqlite3.connect(db) as con:
+            return con.execute("SELECT puzzle_id, engine, repeat, finished_at FROM results").fetchall()
+    except sqlite3.OperationalError:
+        return []
+
+
+def test_killed_run_resumes_without_losing_or_duplicating(small, tmp_path):
+    out = tmp_path / "run"
+    env = dict(os.environ, COMPARE_ENGINE_PLUGINS="tests.fake_engines", PYTHONPATH=str(REPO))
+    args = [sys.executable, "run_compare.py", "--puzzles", str(small),
+            "--engines", "fake-nap:nap=0.15", "--repeat", "4", "--workers", "2",
+            "--out", str(out), "--quiet"]
+    proc = subprocess.Popen(args, cwd=REPO, env=env, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while len(_rows(out / "results.sqlite")) < 4 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    before = set(_rows(out / "results.sqlite"))
+    assert 4 <= len(before) < 24
+    resumed = run("--out", out, "--resume", "--workers", 2, "--quiet")
+    assert resumed.returncode == 0, resumed.stderr
+    after = _rows(out / "results.sqlite")
+    keys = [r[:3] for r in after]
+    assert len(after) == 24 and len(set(keys)) == 24
+    assert before <= set(after)                   # finished rows kept, not rerun
+
+
+# ----- bad usage: in-process, nothing started ----------------------------------------------
+@pytest.mark.parametrize("args, message", [
+    (["--engines", "nosuch"], "unknown engine"),
+    (["--engines", "backtracking:nosuch=1"], "no option"),
+    (["--engines", "backtracking:variant"], "not key=value"),
+    (["--puzzles", "/no/such/file.txt"], "cannot read"),
+    (["--baseline", "cpsat", "--engines", "backtracking"], "not among"),
+    (["--resume"], "holds no run"),
+])
+def test_bad_usage_exits_2_and_creates_nothing(args, message, tmp_path, capsys):
+    out = tmp_path / "never"
+    assert run_main(args + ["--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+    assert not out.exists()
+
+
+def test_bad_out_paths_exit_2_and_keep_what_is_there(tmp_path, capsys):
+    afile = tmp_path / "file.txt"
+    afile.write_text("precious\n")
+    full = tmp_path / "full"
+    full.mkdir()
+    (full / "summary.md").write_text("old report\n")
+    for out in (afile, full, afile / "sub"):
+        assert run_main(["--puzzles", str(SAMPLE), "--engines", "backtracking",
+                         "--out", str(out)]) == 2
+    assert afile.read_text() == "precious\n"
+    assert [p.name for p in full.iterdir()] == ["summary.md"]
+    assert (full / "summary.md").read_text() == "old report\n"
+    assert "--out" in capsys.readouterr().err
+
+
+def test_argparse_errors_exit_2(capsys):
+    with pytest.raises(SystemExit) as exc:
+        run_main(["--timeout", "-1"])
+    assert exc.value.code == 2
+    with pytest.raises(SystemExit) as exc:
+        run_main(["--mode", "fastest"])
+    assert exc.value.code == 2

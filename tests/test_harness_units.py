@@ -1,0 +1,200 @@
+"""Harness pieces on their own: tasks, store, verdicts, summary, executor."""
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+import tests.fake_engines  # noqa: F401  (registers the fake engines here too)
+from compare.executor import LocalExecutor
+from compare.store import COLUMNS, Store
+from compare.summary import choose_baseline, engine_table, per_task
+from compare.tasks import PuzzleRecord, Task, build_tasks, formulations_for, sample_records
+from compare.verdict import findings, reproduce
+from engines import PLUGIN_ENV
+from puzzles.generator import full_grid
+from puzzles.sudoku import Sudoku
+
+BOJ = "103000509002109400000704000300502006060000050700803004000401000009205800804000107"
+
+
+def sudoku(line: str) -> Sudoku:
+    n = int(len(line) ** 0.5)
+    return Sudoku(n, tuple(0 if c == "." else int(c) for c in line))
+
+
+def record(pid: str, puzzle, origin: str = "f.txt", line: int = 1) -> PuzzleRecord:
+    return PuzzleRecord(pid, puzzle, origin.split(".")[0], origin, line)
+
+
+# ----- tasks -------------------------------------------------------------------------
+def test_build_tasks_covers_every_combination_repeats_last():
+    recs = [record(f"f:{i}", sudoku(BOJ), line=i) for i in range(3)]
+    tasks = build_tasks(recs, ["a", "b"], "first", 2, 5.0, 2, ["pairwise", "alldiff", "onehot9"])
+    assert len(tasks) == 3 * 2 * 2 * 2          # puzzles x formulations it has x engines x repeats
+    assert len({t.key for t in tasks}) == len(tasks)
+    assert [t.tid for t in tasks] == list(range(len(tasks)))
+    assert all(t.repeat == 0 for t in tasks[:12]) and all(t.repeat == 1 for t in tasks[12:])
+    assert formulations_for(sudoku(BOJ), None) == ["alldiff"]
+    assert formulations_for(sudoku(BOJ), ["nosuch"]) == []
+
+
+def test_sample_is_reproducible_per_file_and_keeps_file_order():
+    recs = [record(f"a:{i}", sudoku(BOJ), "a.txt", i) for i in range(20)]
+    recs += [record(f"b:{i}", sudoku(BOJ), "b.txt", i) for i in range(3)]
+    one = sample_records(recs, 5, seed=1)
+    assert [r.puzzle_id for r in one] == [r.puzzle_id for r in sample_records(recs, 5, seed=1)]
+    assert [r.puzzle_id for r in one] != [r.puzzle_id for r in sample_records(recs, 5, seed=2)]
+    assert sum(r.origin == "a.txt" for r in one) == 5
+    assert sum(r.origin == "b.txt" for r in one) == 3
+    assert one == sorted(one, key=recs.index)
+
+
+# ----- store -----------------------------------------------------------------------------
+def row(**values) -> dict:
+    base = {"puzzle_id": "f:1", "source": "f", "size": 9, "clues": 30, "engine": "x",
+            "formulation": "alldiff", "mode": "first", "limit": 2, "timeout": 10.0,
+            "repeat": 0, "status": "solved", "verified": True, "total_s": 0.01,
+            "build_s": 0.0, "solve_s": 0.01, "nodes": 5, "answer": "1" * 81, "count": None}
+    base.update(values)
+    return base
+
+
+def test_store_keeps_one_row_per_key_across_reopening(tmp_path):
+    with Store(tmp_path) as store:
+        store.add(row())
+        store.add(row(engine="y"))
+    with Store(tmp_path) as store:
+        store.add(row(status="timeout"))            # same key: ignored, never duplicated
+        assert store.count() == 2
+        assert store.done_keys() == {("f:1", "alldiff", "x", "first", 0),
+                                     ("f:1", "alldiff", "y", "first", 0)}
+        frame = store.frame()
+    assert list(frame.columns) == list(COLUMNS)
+    assert set(frame["status"]) == {"solved"}
+    assert frame["verified"].tolist() == [True, True]
+
+
+def test_store_meta_round_trip(tmp_path):
+    with Store(tmp_path) as store:
+        store.set_meta("config", {"a": [1, 2]})
+        assert store.meta("config") == {"a": [1, 2]}
+        assert store.meta("missing", "default") == "default"
+
+
+# ----- verdicts ---------------------------------------------------------------------------
+def frame_of(*rows) -> pd.DataFrame:
+    frame = pd.DataFrame([row(**r) for r in rows], columns=list(COLUMNS))
+    frame["verified"] = frame["verified"].astype("boolean")
+    return frame
+
+
+PUZZLES = {"f:1": {"text": BOJ, "line": 1, "origin": "f.txt", "formulations": "alldiff"}}
+
+
+def test_agreeing_engines_and_timeouts_give_no_finding():
+    frame = frame_of({"engine": "a"}, {"engine": "b"},
+                     {"engine": "c", "status": "timeout", "verified": None, "answer": None})
+    assert findings(frame, PUZZLES) == []
+
+
+def test_wrong_answer_is_listed_with_a_solve_command():
+    frame = frame_of({"engine": "a"}, {"engine": "b", "verified": False, "reason": "row 1 repeats 3"})
+    (found,) = findings(frame, PUZZLES)
+    assert found.kind == "wrong answer" and found.engines == ["b"]
+    assert found.reproduce.startswith(f"echo {BOJ} | ")
+    assert "solve --format line --engine b --mode first" in found.reproduce
+
+
+def test_unsatisfiable_against_a_verified_solution_is_a_disagreement():
+    frame = frame_of({"engine": "a"},
+                     {"engine": "b", "status": "unsatisfiable", "answer": None})
+    (found,) = findings(frame, PUZZLES)
+    assert found.kind == "disagreement"
+    assert "b say unsatisfiable" in found.detail
+    assert found.reproduce.startswith("for e in a b; do echo ")
+
+
+def test_counts_must_agree_in_count_mode():
+    frame = frame_of({"engine": "a", "mode": "count", "count": 2},
+                     {"engine": "b", "mode": "count", "count": 1})
+    (found,) = findings(frame, PUZZLES)
+    assert "counts differ" in found.detail
+    assert "--mode count --limit 2" in found.reproduce
+
+
+def test_answers_must_agree_only_where_the_solution_is_determined():
+    other = "2" + "1" * 80
+    first = frame_of({"engine": "a"}, {"engine": "b", "answer": other})
+    assert findings(first, PUZZLES) == []          # first mode: any valid solution will do
+    lex = frame_of({"engine": "a", "mode": "lexfirst"},
+                   {"engine": "b", "mode": "lexfirst", "answer": other})
+    (found,) = findings(lex, PUZZLES)
+    assert "lexfirst" in found.detail
+    unique = frame_of({"engine": "a", "mode": "count", "count": 1},
+                      {"engine": "b", "mode": "count", "count": 1, "answer": other})
+    assert "unique" in findings(unique, PUZZLES)[0].detail
+
+
+def test_reproduce_for_specs_and_plain_files(monkeypatch):
+    monkeypatch.delenv(PLUGIN_ENV, raising=False)
+    spec = {"text": "queens:8", "line": 0, "origin": "queens:8", "formulations": "alldiff,pairwise"}
+    cmd = reproduce(spec, ["cpsat"], "count", 100, "pairwise")
+    assert cmd == ("python run_compare.py solve --puzzle queens:8 --engine cpsat "
+                   "--mode count --limit 100 --formulation pairwise")
+    plain = {"text": None, "line": 3, "origin": "my cages.killer", "formulations": "cages"}
+    cmd = reproduce(plain, ["a", "b"], "first", 2, "cages")
+    assert cmd == "python run_compare.py --puzzles 'my cages.killer' --engines a,b --mode first"
+
+
+# ----- summary -----------------------------------------------------------------------------
+def test_par2_counts_unsolved_as_twice_the_limit_and_ratio_uses_common_puzzles():
+    frame = frame_of(
+        {"puzzle_id": "p1", "engine": "backtracking", "total_s": 1.0},
+        {"puzzle_id": "p2", "engine": "backtracking", "total_s": 3.0},
+        {"puzzle_id": "p1", "engine": "cpsat", "total_s": 2.0},
+        {"puzzle_id": "p2", "engine": "cpsat", "status": "timeout", "verified": None,
+         "total_s": 10.0},
+        {"puzzle_id": "p1", "engine": "odd", "status": "unsupported", "verified": None,
+         "total_s": 0.0},
+    )
+    tasks = per_task(frame)
+    assert choose_baseline(tasks) == "backtracking"
+    table = engine_table(tasks, "backtracking").set_index("engine")
+    assert table.loc["cpsat", "par2_s"] == pytest.approx((2.0 + 20.0) / 2)
+    assert table.loc["cpsat", "timeouts"] == 1 and table.loc["cpsat", "solved"] == 1
+    assert table.loc["cpsat", "vs backtracking"] == pytest.approx(2.0)   # on p1 only
+    assert table.loc["backtracking", "mean_s"] == pytest.approx(2.0)
+    assert table.loc["odd", "n/a"] == 1 and math.isnan(table.loc["odd", "par2_s"])
+
+
+def test_repeats_fold_into_the_median_and_wrong_is_not_solved():
+    frame = frame_of({"engine": "a", "repeat": 0, "total_s": 1.0},
+                     {"engine": "a", "repeat": 1, "total_s": 5.0},
+                     {"engine": "a", "repeat": 2, "total_s": 2.0},
+                     {"engine": "b", "repeat": 0, "verified": False})
+    tasks = per_task(frame)
+    a = tasks[tasks["engine"] == "a"].iloc[0]
+    assert a["total_s"] == 2.0 and a["solved"]
+    table = engine_table(tasks, "a").set_index("engine")
+    assert table.loc["b", "wrong"] == 1 and table.loc["b", "solved"] == 0
+
+
+# ----- executor -----------------------------------------------------------------------------
+def test_executor_answers_every_task_once_through_timeouts_and_crashes(monkeypatch):
+    monkeypatch.setenv(PLUGIN_ENV, "tests.fake_engines")
+    grid = list(full_grid(4, __import__("random").Random(3)))
+    for cell in (0, 5, 10, 15):
+        grid[cell] = 0
+    puzzles = {f"p{i}": Sudoku(4, tuple(grid)) for i in range(3)}
+    labels = ["fake", "fake-crash", "fake-sleep"]
+    tasks = [Task(i * 3 + j, f"p{i}", "alldiff", e, "first", 2, 0.3, 0)
+             for i in range(3) for j, e in enumerate(labels)]
+    with LocalExecutor(2, labels) as ex:
+        done = list(ex.run(tasks, puzzles))
+    assert sorted(t.tid for t, _ in done) == list(range(9))
+    status = {(t.puzzle_id, t.engine): str(r.status) for t, r in done}
+    assert {status[p, "fake"] for p in puzzles} == {"solved"}
+    assert {status[p, "fake-crash"] for p in puzzles} == {"crashed"}
+    assert {status[p, "fake-sleep"] for p in puzzles} == {"timeout"}
