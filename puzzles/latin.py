@@ -11,12 +11,10 @@ import random
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .base import Puzzle
 from .errors import PuzzleInputError
-from .model import AllDifferent, Model, Structure
+from .model import AllDifferent, Structure
 from .specs import Spec, file_stem, read_text, register_kind
-from .sudoku import (cell_names, grid_text, not_equal_pairs, onehot_decode,
-                     onehot_givens, onehot_structure)
+from .sudoku import GridPuzzle, cell_names, grid_text, not_equal_pairs, onehot_structure
 
 MAX_N = 64
 
@@ -44,7 +42,7 @@ def structure(n: int, formulation: str) -> Structure:
 
 
 @dataclass(frozen=True)
-class LatinSquare(Puzzle):
+class LatinSquare(GridPuzzle):
     """An N x N grid, 0 for a blank."""
     n: int
     grid: tuple[int, ...]
@@ -58,28 +56,8 @@ class LatinSquare(Puzzle):
         if len(self.grid) != self.n * self.n:
             raise ValueError(f"a Latin square of order {self.n} needs {self.n ** 2} cells")
 
-    @property
-    def size(self) -> int:
-        return self.n
-
-    @property
-    def clues(self) -> int:
-        return sum(1 for v in self.grid if v)
-
-    def givens(self) -> tuple[tuple[int, int], ...]:
-        return tuple((cell, v) for cell, v in enumerate(self.grid) if v)
-
-    def to_model(self, formulation: str | None = None) -> Model:
-        chosen = self.check_formulation(formulation)
-        givens = self.givens()
-        if chosen == "onehot":
-            givens = onehot_givens(givens, self.n)
-        return Model(structure(self.n, chosen), givens, self.name)
-
-    def decode(self, values, formulation: str | None = None) -> tuple[int, ...]:
-        if self.check_formulation(formulation) == "onehot":
-            return onehot_decode(values, self.n)
-        return tuple(values)
+    def grid_structure(self, formulation: str) -> Structure:
+        return structure(self.n, formulation)
 
     def format_answer(self, answer) -> str:
         return grid_text(answer, self.n)

@@ -56,16 +56,16 @@ class Spec:
         try:
             value = int(raw.strip())
         except ValueError:
-            raise self.fail(f"{self.kind}: {what} must be a whole number, got {raw!r}") from None
+            raise self.fail(f"{what} must be a whole number, got {raw!r}") from None
         if not low <= value <= high:
-            raise self.fail(f"{self.kind}: {what} must be between {low} and {high}, got {value}")
+            raise self.fail(f"{what} must be between {low} and {high}, got {value}")
         return value
 
     def existing_file(self, what: str = "file") -> str:
         if not self.arg:
             raise self.fail(f"{self.kind} needs a {what}")
         if not os.path.isfile(self.arg):
-            raise self.fail(f"{self.kind}: no such {what} {self.arg!r}")
+            raise self.fail(f"no such {what} {self.arg!r}")
         return self.arg
 
 

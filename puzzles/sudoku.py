@@ -113,8 +113,44 @@ def grid_text(values, n: int) -> str:
                      for r in range(n))
 
 
+class GridPuzzle(Puzzle):
+    """An ``n`` x ``n`` grid of values 1..n from givens (0 = blank): Sudoku, Latin squares.
+
+    Subclasses have ``n`` and ``grid`` and say which structure a formulation
+    uses; a ``onehot`` formulation re-encodes the givens and decodes back here.
+    """
+    n: int
+    grid: tuple[int, ...]
+
+    def grid_structure(self, formulation: str) -> Structure:
+        raise NotImplementedError
+
+    @property
+    def size(self) -> int:
+        return self.n
+
+    @property
+    def clues(self) -> int:
+        return sum(1 for v in self.grid if v)
+
+    def givens(self) -> tuple[tuple[int, int], ...]:
+        return tuple((cell, v) for cell, v in enumerate(self.grid) if v)
+
+    def to_model(self, formulation: str | None = None) -> Model:
+        chosen = self.check_formulation(formulation)
+        givens = self.givens()
+        if chosen == "onehot":
+            givens = onehot_givens(givens, self.n)
+        return Model(self.grid_structure(chosen), givens, self.name)
+
+    def decode(self, values, formulation: str | None = None) -> tuple[int, ...]:
+        if self.check_formulation(formulation) == "onehot":
+            return onehot_decode(values, self.n)
+        return tuple(values)
+
+
 @dataclass(frozen=True)
-class Sudoku(Puzzle):
+class Sudoku(GridPuzzle):
     """A Sudoku grid: ``n`` by ``n`` values, 0 for a blank."""
     n: int
     grid: tuple[int, ...]
@@ -133,28 +169,8 @@ class Sudoku(Puzzle):
     def box(self) -> int:
         return box_of_side(self.n)
 
-    @property
-    def size(self) -> int:
-        return self.n
-
-    @property
-    def clues(self) -> int:
-        return sum(1 for v in self.grid if v)
-
-    def givens(self) -> tuple[tuple[int, int], ...]:
-        return tuple((cell, v) for cell, v in enumerate(self.grid) if v)
-
-    def to_model(self, formulation: str | None = None) -> Model:
-        chosen = self.check_formulation(formulation)
-        givens = self.givens()
-        if chosen == "onehot":
-            givens = onehot_givens(givens, self.n)
-        return Model(structure(self.n, chosen), givens, self.name)
-
-    def decode(self, values, formulation: str | None = None) -> tuple[int, ...]:
-        if self.check_formulation(formulation) == "onehot":
-            return onehot_decode(values, self.n)
-        return tuple(values)
+    def grid_structure(self, formulation: str) -> Structure:
+        return structure(self.n, formulation)
 
     def with_values(self, values) -> "Sudoku":
         """The solved grid for an engine's solution (values in cell order)."""

@@ -9,10 +9,10 @@ from hypothesis import given, settings, strategies as st
 from compare.checker import check_model
 from compare.rules import check_coloring
 from puzzles.coloring import Coloring, Graph, read_col, structure
-from puzzles.errors import PuzzleInputError
 from puzzles.model import NotEqualOffset, Table
 from puzzles.specs import load_spec
-from tests.test_kinds_support import assert_engine_solves, brute_solutions, engine_names
+from tests.test_kinds_support import (assert_engine_solves, assert_located_error,
+                                      brute_solutions, engine_names)
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "puzzles" / "examples"
 
@@ -76,17 +76,7 @@ def test_duplicates_and_reversed_edges_merge_and_the_edge_count_is_not_enforced(
     ("p edge 2 1\n\x00\x01\xfe\n", 2, "unknown line type"),
 ])
 def test_bad_col_files_get_located_one_line_errors(text, line, message):
-    with pytest.raises(PuzzleInputError) as caught:
-        read_col(text, "g.col")
-    assert (caught.value.source, caught.value.line) == ("g.col", line)
-    assert message in caught.value.message and "\n" not in str(caught.value)
-
-
-def test_a_bad_file_through_a_spec_names_the_file(tmp_path):
-    path = tmp_path / "bad.col"
-    path.write_bytes(b"p edge 3 1\ne 1 4\n")
-    with pytest.raises(PuzzleInputError, match=r"bad\.col, line 2: edge vertex 4 out of range"):
-        load_spec(f"coloring:{path}:colors=2")
+    assert_located_error(read_col, text, "g.col", line, message)
 
 
 @settings(max_examples=150, deadline=None)

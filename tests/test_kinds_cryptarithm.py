@@ -9,10 +9,10 @@ from hypothesis import given, settings, strategies as st
 
 from compare.rules import check_cryptarithm
 from puzzles.cryptarithm import Cryptarithm, Term, from_text, structure
-from puzzles.errors import PuzzleInputError
 from puzzles.model import AllDifferent, Linear
 from puzzles.specs import load_spec
-from tests.test_kinds_support import assert_engine_solves, brute_solutions, cpsat_solutions, engine_names
+from tests.test_kinds_support import (assert_engine_solves, assert_located_error,
+                                      brute_solutions, cpsat_solutions, engine_names)
 
 SEND = "SEND+MORE=MONEY"
 SEND_ANSWER = (7, 5, 1, 6, 0, 8, 9, 2)          # D E M N O R S Y
@@ -121,10 +121,7 @@ def test_rules(answer, reason):
     ("SEND+MORE=-", "the right side ends with '-'"),
 ])
 def test_bad_equations(text, message):
-    with pytest.raises(PuzzleInputError) as caught:
-        from_text(text, "eq")
-    assert (caught.value.source, caught.value.line) == ("eq", None)
-    assert caught.value.message.startswith(message)
+    assert_located_error(from_text, text, "eq", None, message)
 
 
 def test_spaces_inside_words_are_ignored():

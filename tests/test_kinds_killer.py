@@ -9,11 +9,11 @@ from hypothesis import given, settings, strategies as st
 
 from compare.checker import check_model
 from compare.rules import check_killer
-from puzzles.errors import PuzzleInputError
 from puzzles.killer import Cage, Killer, random_cages, read_killer, solved_grid, structure
 from puzzles.model import AllDifferent, Linear, NotEqualOffset
 from puzzles.specs import load_spec
-from tests.test_kinds_support import assert_engine_solves, brute_solutions, cpsat_solutions, engine_names
+from tests.test_kinds_support import (assert_engine_solves, assert_located_error,
+                                      brute_solutions, cpsat_solutions, engine_names)
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "puzzles" / "examples"
 SMALL = "size 4\n3: r1c1 r1c2\n7: r1c3 r1c4\n7: r2c1 r2c2\n3: r2c3 r2c4\n10: r3c1 r3c2 r3c3 r3c4\n10: r4c1 r4c2 r4c3 r4c4\n"
@@ -105,18 +105,7 @@ def test_rules_reject_wrong_grids():
     ("size 4\n\x00\x9f\xff: r1c1\n", 2, "expected a cage"),
 ])
 def test_bad_cage_files_get_located_one_line_errors(text, line, message):
-    with pytest.raises(PuzzleInputError) as caught:
-        read_killer(text, "cages.killer")
-    err = caught.value
-    assert (err.source, err.line) == ("cages.killer", line)
-    assert message in err.message and "\n" not in str(err)
-
-
-def test_a_bad_file_through_a_spec_names_the_file(tmp_path):
-    path = tmp_path / "bad.killer"
-    path.write_bytes(b"size 4\n3: r1c1 r9c9\n")
-    with pytest.raises(PuzzleInputError, match=r"bad\.killer, line 2: cell r9c9 outside"):
-        load_spec(f"killer:{path}")
+    assert_located_error(read_killer, text, "cages.killer", line, message)
 
 
 def test_format_answer_is_the_grid():

@@ -8,12 +8,12 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from compare.rules import check_latin
-from puzzles.errors import PuzzleInputError
 from puzzles.latin import LatinSquare, generate, random_square, read_grid, structure
 from puzzles.model import AllDifferent, Linear, NotEqualOffset
 from puzzles.specs import load_spec
-from tests.test_kinds_support import (assert_engine_solves, brute_solutions, cpsat_lexfirst,
-                                      cpsat_solutions, engine_names)
+from tests.test_kinds_support import (assert_engine_solves, assert_located_error,
+                                      brute_solutions, cpsat_lexfirst, cpsat_solutions,
+                                      engine_names)
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "puzzles" / "examples" / "latin6.latin"
 
@@ -97,10 +97,7 @@ def test_reads_a_grid_file():
     ("\x00\xff .\n. .\n", 1, "stray"),
 ])
 def test_bad_grid_files(text, line, message):
-    with pytest.raises(PuzzleInputError) as caught:
-        read_grid(text, "sq.latin")
-    assert (caught.value.source, caught.value.line) == ("sq.latin", line)
-    assert message in caught.value.message
+    assert_located_error(read_grid, text, "sq.latin", line, message)
 
 
 # ----- engines, as they gain the constraint kinds --------------------------------

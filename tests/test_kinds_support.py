@@ -128,6 +128,18 @@ def cpsat_lexfirst(model: Model) -> tuple[int, ...] | None:
     return tuple(int(solver.Value(x)) for x in xs)
 
 
+# ----- bad input ------------------------------------------------------------------------
+def assert_located_error(read, text: str, source: str, line: int | None, message: str):
+    """``read(text, source)`` fails with one line naming ``source``, ``line`` and ``message``."""
+    from puzzles.errors import PuzzleInputError
+    with pytest.raises(PuzzleInputError) as caught:
+        read(text, source)
+    err = caught.value
+    assert (err.source, err.line) == (source, line)
+    assert message in err.message and "\n" not in str(err)
+    return err
+
+
 # ----- engines, as far as they support a model ------------------------------------------
 def engine_or_skip(name: str, model: Model, mode: str):
     """The registered engine ``name`` when it can answer ``model`` in ``mode``; else skip."""
