@@ -245,22 +245,31 @@ class CpSatEngine(Engine):
                               stats=stats)
 
     def _lexfirst(self, task: CpTask, runner: Runner) -> Outcome:
-        """A candidate, one "is there a lex-smaller solution?" solve, then probes.
+        """The only solution if there is one; else a candidate, checked, then probes.
 
-        The candidate comes from a depth-first search in variable order, least
-        value first, without presolve (``guided``); that is usually the
-        smallest solution already, and the check proves it in one more solve.
-        Only when the check finds a smaller one does ``lexfirst_by_probes``
-        fix variables one by one (one solve per probe; its docstring says why
-        that is exact). Correctness rests on the check and the probes alone:
+        Most puzzles have one solution, and enumerating up to two proves that
+        in a single solve. Otherwise the candidate comes from a depth-first
+        search in variable order, least value first, without presolve
+        (``guided``); that is usually the smallest solution already, and one
+        "is there a lex-smaller solution?" solve proves it. Only when that
+        finds a smaller one does ``lexfirst_by_probes`` fix variables one by
+        one (one solve per probe; its docstring says why that is exact).
+        Correctness rests on the enumeration, the check and the probes alone;
         the search order only decides how few solves it takes. (FIXED_SEARCH
         with presolve on does not even make the candidate smallest.)
         """
+        counter = Counter(task.xs, 2)
+        status = runner.run(task.cp, 1, counter, enumerate_all=True)
+        if counter.count < 2:
+            if status not in (cp_model.OPTIMAL, cp_model.INFEASIBLE):
+                raise SearchTimeout   # stopped by the time limit, not by us
+            if not counter.count:
+                return runner.outcome(Status.UNSAT)
+            return runner.outcome(Status.SOLVED, solutions=counter.kept,
+                                  stats={"lexfirst_by": "only solution"})
         task.cp.add_decision_strategy(task.xs, cp_model.CHOOSE_FIRST,
                                       cp_model.SELECT_MIN_VALUE)
         best = runner.values(task, guided=True)
-        if best is None:
-            return runner.outcome(Status.UNSAT)
         stats = {"lexfirst_by": "ordered search", "probes": 0}
         if self._has_smaller(task, runner, best):
             def probe(doms):

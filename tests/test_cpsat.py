@@ -155,6 +155,14 @@ def test_lexfirst_of_empty_grids(engine):
     assert nine[:18] == (1, 2, 3, 4, 5, 6, 7, 8, 9, 4, 5, 6, 7, 8, 9, 1, 2, 3)
 
 
+def test_lexfirst_paths_are_reported(engine):
+    only = engine.solve(sudoku(BOJ2239).to_model(), "lexfirst")
+    several = engine.solve(Sudoku(4, (0,) * 16).to_model(), "lexfirst")
+    assert only.stats["lexfirst_by"] == "only solution"
+    assert several.stats["lexfirst_by"] in ("ordered search", "probes")
+    assert several.stats["solve_calls"] >= 3
+
+
 def brute_force(model: Model) -> list[tuple[int, ...]]:
     """Every solution of a small AllDifferent model, in lexicographic order.
 
