@@ -20,6 +20,14 @@ def _figure(**kwargs):
     return Figure(**kwargs)
 
 
+def _log_axis(axis) -> None:
+    """Log scale with plain labels (0.001, 0.01, ...): mathtext labels cost seconds."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+    axis.set_major_locator(LogLocator(base=10))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_formatter(NullFormatter())
+
+
 def _series_label(tasks: pd.DataFrame):
     if tasks["formulation"].nunique() > 1:
         return tasks["engine"] + " [" + tasks["formulation"] + "]"
@@ -38,6 +46,7 @@ def cactus(tasks: pd.DataFrame, path: Path) -> Path | None:
         times = times.sort_values().to_list()
         ax.step(times, range(1, len(times) + 1), where="post", label=series)
     ax.set_xscale("log")
+    _log_axis(ax.xaxis)
     ax.set_xlabel("time per instance (s, log)")
     ax.set_ylabel("instances solved")
     ax.set_title("Cactus plot: instances solved within a time")
@@ -61,7 +70,7 @@ def scatter(tasks: pd.DataFrame, baseline: str | None, path: Path) -> Path | Non
     rows = -(-len(others) // cols)
     fig = _figure(figsize=(4.4 * cols, 4.2 * rows))
     # fixed margins: a layout engine would cost seconds per figure
-    fig.subplots_adjust(left=0.16 / cols, right=1 - 0.03 / cols, bottom=0.12 / rows,
+    fig.subplots_adjust(left=0.21 / cols, right=1 - 0.03 / cols, bottom=0.12 / rows,
                         top=1 - 0.14 / rows, wspace=0.35, hspace=0.4)
     axes = fig.subplots(rows, cols, squeeze=False)
     for ax, engine in zip(axes.flat, others):
@@ -80,6 +89,8 @@ def scatter(tasks: pd.DataFrame, baseline: str | None, path: Path) -> Path | Non
         ax.axvline(limit, color="tab:red", lw=0.6, alpha=0.5)
         ax.set_xscale("log")
         ax.set_yscale("log")
+        _log_axis(ax.xaxis)
+        _log_axis(ax.yaxis)
         ax.set_xlim(low, limit * 1.5)
         ax.set_ylim(low, limit * 1.5)
         ax.set_xlabel(f"{baseline} (s)")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import pandas as pd
 
 TASK_KEYS = ["puzzle_id", "source", "formulation", "engine", "mode"]
+PAIR_KEYS = ["puzzle_id", "formulation", "mode"]     # one puzzle run, engine aside
 ANSWERED = ("solved", "unsatisfiable")
 
 
@@ -58,15 +59,23 @@ def engine_table(tasks: pd.DataFrame, baseline: str | None,
     by = list(by or [])
     if tasks["formulation"].nunique() > 1:
         by.append("formulation")
+    tasks = _with_baseline(tasks, baseline)
+    ratio = f"vs {baseline}" if baseline else "vs baseline"
     rows = []
     for key, group in tasks.groupby(by + ["engine"], sort=False):
-        key = key if isinstance(key, tuple) else (key,)
-        row = dict(zip(by + ["engine"], key))
+        row = dict(zip(by + ["engine"], key if isinstance(key, tuple) else (key,)))
         row.update(_stats(group))
-        row[f"vs {baseline}" if baseline else "vs baseline"] = _ratio(
-            tasks, group, baseline, by, key[:-1])
+        common = group[group["solved"] & group["base_s"].notna()]
+        base_mean = common["base_s"].mean()
+        row[ratio] = common["total_s"].mean() / base_mean if base_mean > 0 else float("nan")
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _with_baseline(tasks: pd.DataFrame, baseline: str | None) -> pd.DataFrame:
+    """Each task gains ``base_s``: the baseline's time on that puzzle, if it solved it."""
+    base = tasks.loc[(tasks["engine"] == baseline) & tasks["solved"], PAIR_KEYS + ["total_s"]]
+    return tasks.merge(base.rename(columns={"total_s": "base_s"}), on=PAIR_KEYS, how="left")
 
 
 def _stats(group: pd.DataFrame) -> dict:
@@ -87,19 +96,6 @@ def _stats(group: pd.DataFrame) -> dict:
         "total_s": group["total_s"].sum(),
         "mean_nodes": group.loc[group["solved"], "nodes"].mean(),
     }
-
-
-def _ratio(tasks, group, baseline, by, key) -> float:
-    if baseline is None:
-        return float("nan")
-    base = tasks[(tasks["engine"] == baseline) & tasks["solved"]]
-    for column, value in zip(by, key):
-        base = base[base[column] == value]
-    mine = group[group["solved"]]
-    both = mine.merge(base, on=["puzzle_id", "formulation", "mode"], suffixes=("", "_b"))
-    if both.empty or both["total_s_b"].mean() == 0:
-        return float("nan")
-    return both["total_s"].mean() / both["total_s_b"].mean()
 
 
 # ----- presentation ------------------------------------------------------------
