@@ -14,7 +14,9 @@ leading letters have domain 1..9. Formulations:
 * ``columns``: AllDifferent over the letters and one Linear equality per
   column with carry variables (after the letters):
   ``left digits - right digits + carry_in == 10 * carry_out``. The carries are
-  fixed by the letters, so counts and ``lexfirst`` match ``sum``.
+  fixed by the letters, so counts and ``lexfirst`` match ``sum``; their
+  domains are the bounds the columns allow (0..1 for two addends), so a
+  carry is negative only where a subtraction can make it so.
 """
 from __future__ import annotations
 
@@ -76,17 +78,18 @@ def structure(left: tuple[Term, ...], right: tuple[Term, ...], formulation: str)
         cons.append(_linear(_weights(terms, index, None), 0))
     elif formulation == "columns":
         width = max(len(t.word) for t in terms)
-        pos_terms = sum(1 for t in terms if t.sign > 0)
-        neg_terms = len(terms) - pos_terms
         carries = [len(letters) + k for k in range(width - 1)]   # carry into column k+1
         names += [f"carry{k + 1}" for k in range(width - 1)]
-        domains += [tuple(range(-neg_terms, pos_terms + 1))] * (width - 1)
+        low = high = 0                                            # the carry into this column
         for col in range(width):
             weights = _weights(terms, index, col)
+            col_low, col_high = _bounds(weights, domains)
             if col > 0:
                 weights[carries[col - 1]] = 1
             if col < width - 1:
                 weights[carries[col]] = -10
+                low, high = -(-(col_low + low) // 10), (col_high + high) // 10
+                domains.append(tuple(range(low, max(low, high) + 1)))
             cons.append(_linear(weights, 0))
     else:
         raise ValueError(f"unknown cryptarithm formulation {formulation!r}")
@@ -103,6 +106,12 @@ def _weights(terms, index, column: int | None) -> dict[int, int]:
                 weight = t.sign * (10 ** place if column is None else 1)
                 weights[index[ch]] = weights.get(index[ch], 0) + weight
     return weights
+
+
+def _bounds(weights: dict[int, int], domains) -> tuple[int, int]:
+    """The least and greatest value of a weighted sum of letters over their domains."""
+    ends = [(w * min(domains[v]), w * max(domains[v])) for v, w in weights.items()]
+    return sum(min(e) for e in ends), sum(max(e) for e in ends)
 
 
 def _linear(weights: dict[int, int], rhs: int) -> Linear | None:

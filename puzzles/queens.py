@@ -4,8 +4,9 @@ Variable ``q_i`` is the column (1..N) of the queen in row i. Two formulations:
 
 * ``alldiff``: AllDifferent over the columns and over both diagonal indices
   ``q_i + i`` and ``q_i - i``. The model's AllDifferent takes plain variables,
-  so each offset diagonal index is an auxiliary variable tied to its queen by
-  a Linear equality (``u_i - q_i == i``, ``d_i - q_i == -i``). The auxiliaries
+  so each diagonal index is an auxiliary variable tied to its queen by a
+  Linear equality: ``up_i - q_i == i`` and ``down_i - q_i == N - 1 - i`` (the
+  shift by N - 1 keeps every value positive, in 1..2N-1). The auxiliaries
   come after the queens and are fixed by them, so counts and ``lexfirst`` are
   those of the queens alone.
 * ``pairwise``: per pair of rows, ``q_i != q_j`` and ``q_i != q_j +- (j - i)``.
@@ -32,15 +33,16 @@ def structure(n: int, formulation: str) -> Structure:
         return Structure(f"queens-{n}/pairwise", queens, (columns,) * n, cons)
     if formulation != "alldiff":
         raise ValueError(f"unknown N-Queens formulation {formulation!r}")
-    names = queens + tuple(f"q{i + 1}+{i}" for i in range(n)) \
-        + tuple(f"q{i + 1}-{i}" for i in range(n))
+    names = queens + tuple(f"up{i + 1}" for i in range(n)) \
+        + tuple(f"down{i + 1}" for i in range(n))
+    shift = n - 1                        # keeps the down-diagonal indices in 1..2n-1
     domains = ((columns,) * n + tuple(tuple(v + i for v in columns) for i in range(n))
-               + tuple(tuple(v - i for v in columns) for i in range(n)))
+               + tuple(tuple(v - i + shift for v in columns) for i in range(n)))
     rows = range(n)
     up, down = tuple(n + i for i in rows), tuple(2 * n + i for i in rows)
     cons = [AllDifferent(tuple(rows)), AllDifferent(up), AllDifferent(down)]
     cons += [Linear((1, -1), (up[i], i), "==", i) for i in rows]
-    cons += [Linear((1, -1), (down[i], i), "==", -i) for i in rows]
+    cons += [Linear((1, -1), (down[i], i), "==", shift - i) for i in rows]
     return Structure(f"queens-{n}/alldiff", names, domains, tuple(cons))
 
 

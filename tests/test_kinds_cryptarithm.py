@@ -49,6 +49,8 @@ def test_columns_formulation_adds_carries_after_the_letters():
     puzzle = from_text(SEND)
     s = puzzle.to_model("columns").structure
     assert s.variables[8:] == ("carry1", "carry2", "carry3", "carry4")
+    assert s.domains[8:] == ((0, 1),) * 4                                  # two addends: 0 or 1
+    assert from_text("AB-BA=C").to_model("columns").structure.domains[3] == (-1, 0)
     assert sum(isinstance(c, Linear) for c in s.constraints) == 5          # one per column
     assert Linear((1, 1, -1, -10), (0, 1, 7, 8), "==", 0) in s.constraints  # D+E = Y+10c1
 

@@ -26,9 +26,11 @@ def test_alldiff_is_three_alldifferents_over_offset_columns():
     assert s.size == 15 and s.variables[:5] == ("q1", "q2", "q3", "q4", "q5")
     groups = [c for c in s.constraints if isinstance(c, AllDifferent)]
     assert [g.vars for g in groups] == [(0, 1, 2, 3, 4), tuple(range(5, 10)), tuple(range(10, 15))]
-    assert Linear((1, -1), (7, 2), "==", 2) in s.constraints      # q3+2 - q3 == 2
-    assert Linear((1, -1), (12, 2), "==", -2) in s.constraints    # q3-2 - q3 == -2
-    assert s.domains[7] == (3, 4, 5, 6, 7) and s.domains[12] == (-1, 0, 1, 2, 3)
+    assert Linear((1, -1), (7, 2), "==", 2) in s.constraints      # up3 = q3 + 2
+    assert Linear((1, -1), (12, 2), "==", 2) in s.constraints     # down3 = q3 - 2 + 4
+    assert s.domains[7] == (3, 4, 5, 6, 7) and s.domains[12] == (3, 4, 5, 6, 7)
+    assert s.domains[14] == (1, 2, 3, 4, 5) and s.variables[14] == "down5"
+    assert min(min(d) for d in s.domains) == 1 and max(max(d) for d in s.domains) == 9
 
 
 def test_structures_are_shared_per_shape_and_keyed_apart():
