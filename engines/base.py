@@ -90,6 +90,7 @@ class Engine:
     modes: ClassVar[frozenset[str]] = frozenset(MODES)
     constraint_kinds: ClassVar[frozenset[type]] = frozenset({AllDifferent})
     option_defaults: ClassVar[dict[str, Any]] = {}
+    option_choices: ClassVar[dict[str, tuple]] = {}   # options with a closed set of values
 
     def __init__(self, **options: Any):
         self.options = self.parse_options(options)
@@ -127,6 +128,11 @@ class Engine:
                 raise EngineOptionError(
                     f"engine {cls.name!r} has no option {key!r} (known: {known})")
             parsed[key] = cls.coerce_option(key, raw)
+        for key, choices in cls.option_choices.items():
+            if parsed[key] not in choices:
+                raise EngineOptionError(
+                    f"engine {cls.name!r}: {key}={parsed[key]!r} is not one of "
+                    f"{', '.join(map(str, choices))}")
         cls.validate_options(parsed)
         return parsed
 
