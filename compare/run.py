@@ -19,6 +19,7 @@ import engines
 from compare.executor import LocalExecutor
 from compare.report import build_report
 from compare.runner import execute, puzzle_row
+from compare.solve_cli import _positive as positive
 from compare.store import Store
 from compare.tasks import PuzzleRecord, build_tasks, sample_records
 from puzzles.default_set import default_puzzle_files
@@ -52,15 +53,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="comma-separated engine specs, e.g. backtracking:variant=seed,"
                         "backtracking,cpsat:workers=8 (default: every installed engine)")
     p.add_argument("--mode", choices=engines.MODES, help="first (default), lexfirst or count")
-    p.add_argument("--limit", type=_number(int), metavar="N",
+    p.add_argument("--limit", type=positive(int), metavar="N",
                    help="count mode: count up to N (default 2, the uniqueness check)")
-    p.add_argument("--timeout", type=_number(float), metavar="S",
+    p.add_argument("--timeout", type=positive(float), metavar="S",
                    help="time limit per task in seconds (default 10)")
-    p.add_argument("--repeat", type=_number(int), metavar="K",
+    p.add_argument("--repeat", type=positive(int), metavar="K",
                    help="run each task K times; the summary uses the median (default 1)")
-    p.add_argument("--workers", type=_number(int), default=os.cpu_count() or 1, metavar="N",
+    p.add_argument("--workers", type=positive(int), default=os.cpu_count() or 1, metavar="N",
                    help="worker processes (default: the number of cores)")
-    p.add_argument("--sample", type=_number(int), metavar="K",
+    p.add_argument("--sample", type=positive(int), metavar="K",
                    help="take K puzzles from each file (reproducible with --seed)")
     p.add_argument("--seed", type=int, metavar="S", help="seed for --sample (default 0)")
     p.add_argument("--formulations", metavar="LIST",
@@ -74,19 +75,6 @@ def build_parser() -> argparse.ArgumentParser:
                    help="engine the speed ratios refer to (default: fastest backtracker)")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no tables")
     return p
-
-
-def _number(kind):
-    def parse(text: str):
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"{text!r} must be positive")
-        return value
-    parse.__name__ = kind.__name__
-    return parse
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -19,9 +19,9 @@ GENERATED = {
     "gen-4x4.txt": (4, 8, 5, 1, 1),
     "gen-9x9-easy.txt": (9, 10, 36, 2, 1),
     "gen-9x9-medium.txt": (9, 10, 30, 3, 1),
-    "gen-9x9-hard.txt": (9, 10, 22, 4, 2),
+    "gen-9x9-hard.txt": (9, 16, 22, 4, 2),
     "gen-16x16-easy.txt": (16, 4, 160, 5, 1),
-    "gen-16x16-hard.txt": (16, 4, 120, 6, 1),
+    "gen-16x16-hard.txt": (16, 6, 120, 6, 1),
 }
 
 

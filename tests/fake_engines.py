@@ -77,14 +77,25 @@ def _done(found, mode, nodes):
     return Outcome(status, found, len(found) if mode == "count" else None, nodes)
 
 
-class WrongEngine(FakeEngine):
-    name = "fake-wrong"
+class _FaultyEngine(FakeEngine):
+    """Correct on the warm-up puzzles (workers solve those first), faulty on the rest."""
 
     def search(self, translated, mode, limit, deadline):
-        outcome = super().search(translated, mode, limit, deadline)
-        model = translated[0]
-        blanks = [v for v, d in enumerate(model.domains()) if len(d) != 1]
-        if outcome.solutions and model.name != "warm-up" and len(blanks) >= 2:
+        if translated[0].name == "warm-up":
+            return super().search(translated, mode, limit, deadline)
+        return self.misbehave(translated, mode, limit, deadline)
+
+    def misbehave(self, translated, mode, limit, deadline):
+        raise NotImplementedError
+
+
+class WrongEngine(_FaultyEngine):
+    name = "fake-wrong"
+
+    def misbehave(self, translated, mode, limit, deadline):
+        outcome = FakeEngine.search(self, translated, mode, limit, deadline)
+        blanks = [v for v, d in enumerate(translated[0].domains()) if len(d) != 1]
+        if outcome.solutions and len(blanks) >= 2:
             sol = list(outcome.solutions[0])
             a, b = next((a, b) for a in blanks for b in blanks if sol[a] != sol[b])
             sol[a], sol[b] = sol[b], sol[a]
@@ -92,41 +103,34 @@ class WrongEngine(FakeEngine):
         return outcome
 
 
-class SleepEngine(FakeEngine):
+class SleepEngine(_FaultyEngine):
     name = "fake-sleep"
 
-    def search(self, translated, mode, limit, deadline):
-        if translated[0].name != "warm-up":
-            time.sleep(3600)
-        return super().search(translated, mode, limit, deadline)
+    def misbehave(self, translated, mode, limit, deadline):
+        time.sleep(3600)
 
 
-class CrashEngine(FakeEngine):
+class CrashEngine(_FaultyEngine):
     name = "fake-crash"
 
-    def search(self, translated, mode, limit, deadline):
-        if translated[0].name != "warm-up":
-            os._exit(1)
-        return super().search(translated, mode, limit, deadline)
+    def misbehave(self, translated, mode, limit, deadline):
+        os._exit(1)
 
 
-class UnsatEngine(FakeEngine):
+class UnsatEngine(_FaultyEngine):
     name = "fake-unsat"
 
-    def search(self, translated, mode, limit, deadline):
-        if translated[0].name != "warm-up":
-            return Outcome(Status.UNSAT, [], 0 if mode == "count" else None)
-        return super().search(translated, mode, limit, deadline)
+    def misbehave(self, translated, mode, limit, deadline):
+        return Outcome(Status.UNSAT, [], 0 if mode == "count" else None)
 
 
-class NapEngine(FakeEngine):
+class NapEngine(_FaultyEngine):
     name = "fake-nap"
     option_defaults = {"nap": 0.1}
 
-    def search(self, translated, mode, limit, deadline):
-        if translated[0].name != "warm-up":
-            time.sleep(self.options["nap"])
-        return super().search(translated, mode, limit, deadline)
+    def misbehave(self, translated, mode, limit, deadline):
+        time.sleep(self.options["nap"])
+        return FakeEngine.search(self, translated, mode, limit, deadline)
 
 
 for _cls in (FakeEngine, WrongEngine, SleepEngine, CrashEngine, UnsatEngine, NapEngine):
