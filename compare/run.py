@@ -213,23 +213,30 @@ def _baseline(wanted: str | None, labels: list[str]) -> str | None:
 # ----- puzzles ----------------------------------------------------------------------------
 def _records(settings: dict) -> tuple[list[PuzzleRecord], list[str]]:
     """Every valid puzzle; bad lines are reported (and kept for the report) but skipped."""
-    records, skipped, seen = [], [], set()
-    for arg in settings["puzzles"] or default_puzzle_files():
+    records, skipped, seen = [], [], {}
+    for arg in dict.fromkeys(settings["puzzles"] or default_puzzle_files()):
         for entry in load_puzzles(arg, settings["format"] or "auto"):
             if entry.error is not None:
                 skipped.append(str(entry.error))
                 print(f"skipped: {entry.error}", file=sys.stderr)
                 continue
-            pid = entry.id
-            if pid in seen:
-                continue
-            seen.add(pid)
+            pid = _unique_id(entry.id, arg, seen)
             source = entry.puzzle.source or pid if entry.line else arg
             records.append(PuzzleRecord(pid, entry.puzzle, source, arg, entry.line))
     records = sample_records(records, settings["sample"], settings["seed"])
     if not records:
         raise UsageError("no valid puzzle to run")
     return records, skipped
+
+
+def _unique_id(pid: str, origin: str, seen: dict[str, str]) -> str:
+    """``stem:line``, told apart when two files share a stem (``a/x.txt``, ``b/x.txt``)."""
+    candidate, number = pid, 1
+    while candidate in seen and seen[candidate] != origin:
+        number += 1
+        candidate = f"{pid}#{number}"
+    seen[candidate] = origin
+    return candidate
 
 
 # ----- bookkeeping --------------------------------------------------------------------------

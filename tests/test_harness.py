@@ -127,6 +127,22 @@ def test_timeouts_and_crashes_are_recorded_and_the_run_finishes(small, tmp_path)
     assert "| fake-sleep | 3 | 0 | 3 |" in table
 
 
+def test_formulations_and_files_sharing_a_stem(small, tmp_path):
+    other = tmp_path / "elsewhere" / "small.txt"
+    other.parent.mkdir()
+    other.write_text(small.read_text())
+    out = tmp_path / "run"
+    proc = run("--puzzles", small, other, "--sample", 2, "--engines", "fake",
+               "--formulations", "alldiff,pairwise", "--workers", 2, "--out", out, "--quiet")
+    assert proc.returncode == 0, proc.stderr       # n/a is not a disagreement
+    frame = results(out)
+    assert len(frame) == 2 * 2 * 2
+    assert frame["puzzle_id"].str.endswith("#2").sum() == 4
+    status = frame.groupby("formulation")["status"].agg(set).to_dict()
+    assert status == {"alldiff": {"solved"}, "pairwise": {"unsupported"}}
+    assert "| formulation |" in (out / "summary.md").read_text()
+
+
 def test_seed_variant_times_out_on_an_anti_brute_force_puzzle(tmp_path):
     puzzle = tmp_path / "hard.txt"
     puzzle.write_text(ANTI_BRUTE_FORCE + "\n")
