@@ -44,6 +44,7 @@ from .tasks import Task
 WARMUP_LIMIT_S = 60.0     # a worker that cannot warm up in this long is restarted without it
 SHORT_TASK_S = 0.05       # below this mean task time, workers get a deeper queue
 MAX_QUEUE = 64
+MAX_FAILED_STARTS = 3     # workers in a row that die before they are ready
 POLL_S = 0.01             # with short tasks the parent looks for results this often
 
 
@@ -100,6 +101,7 @@ class LocalExecutor(Executor):
         if self.ctx.get_start_method() == "forkserver":
             self.ctx.set_forkserver_preload(_preload_modules(self.engines))
         self.pool: list[_Worker] = []
+        self.failed_starts = 0
         self.mean_task_s: float | None = None
 
     # ----- the run loop -------------------------------------------------------
@@ -175,6 +177,7 @@ class LocalExecutor(Executor):
             return None
         if msg[0] == "ready":
             w.warming, w.since = None, now
+            self.failed_starts = 0
             return None
         _, tid, result = msg
         task = w.inflight.popleft()
@@ -215,11 +218,18 @@ class LocalExecutor(Executor):
         self.pool.remove(w)
         if not w.ready:
             self.skip_warmup.add(w.warming)      # warm-up itself was the problem
+            self.failed_starts += 1
         elif w.inflight:
             task = w.inflight.popleft()
             yield task, _lost_result(task, killed, elapsed, w.proc.exitcode)
         pending.extendleft(reversed(w.inflight))
         _close_quietly(w.conn)
+        if self.failed_starts >= MAX_FAILED_STARTS:
+            # workers die before their first task: give up rather than loop forever
+            why = f"no worker could start ({_describe_exit(w.proc.exitcode)})"
+            while pending:
+                task = pending.popleft()
+                yield task, Result(task.engine, "", "", task.mode, Status.CRASHED, message=why)
 
     # ----- workers -----------------------------------------------------------
     def _start(self) -> _Worker:

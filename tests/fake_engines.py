@@ -11,10 +11,12 @@ so the harness can be driven into its fault paths:
 * ``fake-unsat`` : claims every puzzle but the warm-up ones unsatisfiable, an
   answer only the cross-check between engines can refute;
 * ``fake-nap``   : ``fake`` after a nap of ``nap`` seconds (default 0.1), so a
-  run lasts long enough to be killed half-way.
+  run lasts long enough to be killed half-way;
+* ``fake-doomed`` : fine in the parent, but kills any worker process that builds it.
 """
 from __future__ import annotations
 
+import multiprocessing
 import os
 import time
 
@@ -133,5 +135,15 @@ class NapEngine(_FaultyEngine):
         return FakeEngine.search(self, translated, mode, limit, deadline)
 
 
-for _cls in (FakeEngine, WrongEngine, SleepEngine, CrashEngine, UnsatEngine, NapEngine):
+class DoomedEngine(FakeEngine):
+    name = "fake-doomed"
+
+    def __init__(self, **options):
+        if multiprocessing.parent_process() is not None:
+            os._exit(3)
+        super().__init__(**options)
+
+
+for _cls in (FakeEngine, WrongEngine, SleepEngine, CrashEngine, UnsatEngine, NapEngine,
+             DoomedEngine):
     engines.register(_cls.name, _cls)

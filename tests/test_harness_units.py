@@ -198,3 +198,14 @@ def test_executor_answers_every_task_once_through_timeouts_and_crashes(monkeypat
     assert {status[p, "fake"] for p in puzzles} == {"solved"}
     assert {status[p, "fake-crash"] for p in puzzles} == {"crashed"}
     assert {status[p, "fake-sleep"] for p in puzzles} == {"timeout"}
+
+
+def test_executor_gives_up_when_no_worker_can_start(monkeypatch):
+    monkeypatch.setenv(PLUGIN_ENV, "tests.fake_engines")
+    puzzles = {"p": Sudoku(4, full_grid(4, __import__("random").Random(1)))}
+    tasks = [Task(i, "p", "alldiff", "fake-doomed", "first", 2, 5.0, i) for i in range(5)]
+    with LocalExecutor(2, ["fake-doomed"]) as ex:
+        done = list(ex.run(tasks, puzzles))
+    assert sorted(t.tid for t, _ in done) == list(range(5))
+    assert {str(r.status) for _, r in done} == {"crashed"}
+    assert all("no worker could start (exit code 3)" in r.message for _, r in done)
