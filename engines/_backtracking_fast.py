@@ -23,8 +23,8 @@ while singles prune the subtrees the ``seed`` order wanders into.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from time import perf_counter
 
+from .base import timed_out
 CHECK_EVERY = 256      # nodes between deadline checks (a power of two)
 
 
@@ -110,7 +110,7 @@ def search(layout, X: int, placed: int, lex: bool, limit: int, keep: int,
         X &= NK[cd]
         placed |= B0[cd]
         nodes += 1
-        if not nodes & mask and deadline is not None and perf_counter() >= deadline:
+        if not nodes & mask and timed_out(deadline):
             report.timed_out = True
             break
     report.nodes, report.backtracks = nodes, backtracks
@@ -123,8 +123,8 @@ def start(shape, givens) -> "tuple[int, int] | str":
     X, placed = layout.start, 0
     nv, NK, B0 = layout.nvalues, layout.NK, layout.B0
     for var, value in givens:
-        vi = shape.vidx.get(value)
-        if vi is None or not shape.domain_bits[var] >> vi & 1:
+        vi = shape.value_index(var, value)
+        if vi is None:
             return f"given {value} is outside the domain of variable {var}"
         cd = var * nv + vi
         b = B0[cd]

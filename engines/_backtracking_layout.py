@@ -33,9 +33,8 @@ masks on the fly instead of storing one per candidate.
 """
 from __future__ import annotations
 
-from ._backtracking_shape import STORE_KILLS_BYTES
-
-STORE_BITS_BYTES = 8 << 20   # the single-bit table costs about T*T/16 bytes
+STORE_KILLS_BYTES = 48 << 20   # above this, kill masks are computed per use
+STORE_BITS_BYTES = 8 << 20     # the single-bit table costs about T*T/16 bytes
 
 
 def bits_mask(positions, nbits: int) -> int:
@@ -62,27 +61,17 @@ class Layout:
         for u, unit in enumerate(units):
             for pos, var in enumerate(unit):
                 where[var].append((u, pos))
-        self.MAP = self._positions(dom, where, units)
+        self.MAP = self._positions(dom, where)
+        self.RS = (1 << nv) - 1
         self.O = bits_mask([i * W + nv for i in range(n)]
                            + [U0 + vi * S + u * W + nv for u, unit in enumerate(units)
                               for vi in range(nv) if any(vi in dom[i] for i in unit)], T)
-        self.RS = (1 << nv) - 1
         self.start = self.O | bits_mask(
             [p for p, cd in enumerate(self.MAP) if cd >= 0], T)
         self._kill_parts(shape.peers, dom, where)
-        ncand = n * nv
-        if ncand * T // 8 <= STORE_KILLS_BYTES:
-            self.NK = [self._nkill(cd) for cd in range(ncand)]
-            self.B0 = [1 << (cd // nv * W + cd % nv) for cd in range(ncand)]
-        else:
-            self.NK = _Computed(self._nkill)
-            self.B0 = _Computed(lambda cd: 1 << (cd // nv * W + cd % nv))
-        if T * T // 16 <= STORE_BITS_BYTES:
-            self.BITS = [1 << p for p in range(T)]
-        else:
-            self.BITS = _Computed(lambda p: 1 << p)
+        self._tables()
 
-    def _positions(self, dom, where, units) -> list[int]:
+    def _positions(self, dom, where) -> list[int]:
         """Bit position -> candidate id ``i * V + vi`` (-1 for flags and gaps)."""
         W, V, U0, S = self.W, self.nvalues, self.unit_base, self.S
         table = [-1] * self.nbits
@@ -107,6 +96,21 @@ class Layout:
                 unit_fields |= field << (U0 + u * W)
             others = [U0 + u * W + pos for j in peers[i] for u, pos in where[j]]
             self.unit_part.append(unit_fields | bits_mask(others, T))
+
+    def _tables(self) -> None:
+        """Per-candidate kill masks and single bits: stored when they fit."""
+        n, nv, W, T = self.nvars, self.nvalues, self.W, self.nbits
+        ncand = n * nv
+        if ncand * T // 8 <= STORE_KILLS_BYTES:
+            self.NK = [self._nkill(cd) for cd in range(ncand)]
+            self.B0 = [1 << (cd // nv * W + cd % nv) for cd in range(ncand)]
+        else:
+            self.NK = _Computed(self._nkill)
+            self.B0 = _Computed(lambda cd: 1 << (cd // nv * W + cd % nv))
+        if T * T // 16 <= STORE_BITS_BYTES:
+            self.BITS = [1 << p for p in range(T)]
+        else:
+            self.BITS = _Computed(lambda p: 1 << p)
 
     def _nkill(self, cd: int) -> int:
         """``~kill``: placing candidate ``cd`` closes its fields and removes

@@ -16,9 +16,8 @@ thousand nodes.
 """
 from __future__ import annotations
 
-from time import perf_counter
-
 from ._backtracking_fast import Report
+from .base import timed_out
 
 CHECK_EVERY = 4096     # nodes between deadline checks (a power of two)
 
@@ -74,7 +73,7 @@ def search(shape, assigned: list[int], limit: int, keep: int,
         nodes += 1
         depth += 1
         entering = True
-        if not nodes & mask and deadline is not None and perf_counter() >= deadline:
+        if not nodes & mask and timed_out(deadline):
             report.timed_out = True
             break
     report.nodes, report.backtracks = nodes, backtracks
@@ -86,10 +85,10 @@ def start(shape, givens) -> "list[int] | str":
     assigned = [0] * shape.nvars
     used = [0] * len(shape.groups)
     for var, value in givens:
-        vi = shape.vidx.get(value)
-        bit = 0 if vi is None else 1 << vi
-        if not bit & shape.domain_bits[var]:
+        vi = shape.value_index(var, value)
+        if vi is None:
             return f"given {value} is outside the domain of variable {var}"
+        bit = 1 << vi
         if assigned[var]:
             if assigned[var] != bit:
                 return f"variable {var} is given two values"

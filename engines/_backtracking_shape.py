@@ -29,8 +29,9 @@ from functools import cached_property
 
 from puzzles.model import AllDifferent, Structure
 
+from ._backtracking_layout import Layout
+
 CACHE_SIZE = 16          # shapes kept; a run rarely mixes more than a few
-STORE_KILLS_BYTES = 48 << 20   # above this, kill masks are computed per use
 
 
 class Shape:
@@ -84,6 +85,11 @@ class Shape:
             union |= self.domain_bits[var]
         return union.bit_count() == len(group)
 
+    def value_index(self, var: int, value) -> int | None:
+        """The bit of ``value`` if it is in ``var``'s base domain, else None."""
+        vi = self.vidx.get(value)
+        return vi if vi is not None and self.domain_bits[var] >> vi & 1 else None
+
     @cached_property
     def peers(self) -> tuple[tuple[int, ...], ...]:
         peers = [set() for _ in range(self.nvars)]
@@ -93,8 +99,8 @@ class Shape:
         return tuple(tuple(sorted(p - {var})) for var, p in enumerate(peers))
 
     @cached_property
-    def layout(self) -> "Layout":
-        from ._backtracking_layout import Layout
+    def layout(self) -> Layout:
+        """Built on first use: the ``seed`` variant never needs it."""
         return Layout(self)
 
     def matches(self, structure: Structure) -> bool:
