@@ -105,6 +105,11 @@ class LocalExecutor(Executor):
         self.mean_task_s: float | None = None
 
     # ----- the run loop -------------------------------------------------------
+    def start(self) -> None:
+        """Start the workers now (``run`` would start them on first use)."""
+        while len(self.pool) < self.workers:
+            self.pool.append(self._start())
+
     def run(self, tasks: Iterable[Task], puzzles: dict) -> Iterator[tuple[Task, Result]]:
         pending = deque(tasks)
         try:

@@ -12,12 +12,12 @@ import os
 import platform
 import shlex
 import sys
+import time
 from datetime import datetime
 from pathlib import Path
 
 import engines
 from compare.executor import LocalExecutor
-from compare.report import build_report
 from compare.runner import execute, puzzle_row
 from compare.solve_cli import _positive as positive
 from compare.store import Store
@@ -83,12 +83,19 @@ def main(argv: list[str] | None = None) -> int:
         out, settings, stored = _output_and_settings(args)
         labels, identities = _engines(settings["engines"])
         baseline = _baseline(args.baseline, labels)
+    except UsageError as err:
+        return _bad_usage(err)
+    started = time.perf_counter()
+    formulations = _split(settings["formulations"])
+    executor = LocalExecutor(args.workers, labels, settings["mode"], settings["limit"],
+                             formulations or ("alldiff",))
+    executor.start()                 # workers warm up while the puzzles load
+    try:
         records, skipped = _records(settings)
         folder = _prepare(out, args.resume)
     except (UsageError, PuzzleInputError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return BAD_USAGE
-    formulations = _split(settings["formulations"])
+        executor.close()
+        return _bad_usage(err)
     tasks = build_tasks(records, labels, settings["mode"], settings["limit"],
                         settings["timeout"], settings["repeat"], formulations)
     with Store(folder) as store:
@@ -96,21 +103,25 @@ def main(argv: list[str] | None = None) -> int:
             store.set_meta("config", _config(settings, args, baseline, argv))
             store.set_meta("skipped", skipped)
         store.add_puzzles([puzzle_row(r) for r in records])
-        done = store.done_keys()
-        todo = [t for t in tasks if t.key not in done]
+        todo = [t for t in tasks if t.key not in store.done_keys()]
         _announce(args, records, labels, tasks, todo, folder)
-        executor = LocalExecutor(min(args.workers, max(1, len(todo))), labels,
-                                 settings["mode"], settings["limit"],
-                                 formulations or ("alldiff",))
         try:
             timing = execute(todo, {r.puzzle_id: r for r in records}, executor, store,
                              identities, progress=not args.quiet)
-            store.set_meta("runs", store.meta("runs", []) + [{**timing, "workers": executor.workers}])
         except KeyboardInterrupt:
             print(f"\ninterrupted: finished results are kept; continue with "
                   f"--out {folder} --resume", file=sys.stderr)
             return 130
+        timing.update(wall_s=time.perf_counter() - started,
+                      workers=min(executor.workers, max(1, len(todo))))
+        store.set_meta("runs", store.meta("runs", []) + [timing])
+    from compare.report import build_report      # pandas and matplotlib: only now
     return build_report(folder, baseline, args.quiet)
+
+
+def _bad_usage(err: Exception) -> int:
+    print(f"error: {err}", file=sys.stderr)
+    return BAD_USAGE
 
 
 # ----- settings and output folder ---------------------------------------------------
