@@ -29,8 +29,10 @@ def build_report(folder: Path | str, baseline: str | None = None, quiet: bool = 
         return CLEAN
     tasks = summary.per_task(frame)
     base = summary.choose_baseline(tasks, baseline or config.get("baseline"))
-    by_engine = summary.engine_table(tasks, base)
-    by_source = summary.engine_table(tasks, base, by=["source"])
+    order = {"engine": config.get("engines_run", []),
+             "source": [p["source"] for p in puzzles.values()]}
+    by_engine = summary.in_order(summary.engine_table(tasks, base), order)
+    by_source = summary.in_order(summary.engine_table(tasks, base, by=["source"]), order)
     problems = findings(frame, puzzles)
     _export(frame, folder)
     pictures = [p for p in (plots.cactus(tasks, folder / "cactus.png"),

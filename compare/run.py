@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
                         settings["timeout"], settings["repeat"], formulations)
     with Store(folder) as store:
         if not stored:
-            store.set_meta("config", _config(settings, args, baseline, argv))
+            store.set_meta("config", _config(settings, args, baseline, labels, argv))
             store.set_meta("skipped", skipped)
         store.add_puzzles([puzzle_row(r) for r in records])
         todo = [t for t in tasks if t.key not in store.done_keys()]
@@ -251,9 +251,10 @@ def _unique_id(pid: str, origin: str, seen: dict[str, str]) -> str:
 
 
 # ----- bookkeeping --------------------------------------------------------------------------
-def _config(settings, args, baseline, argv) -> dict:
+def _config(settings, args, baseline, labels, argv) -> dict:
     argv = sys.argv[1:] if argv is None else argv
     return {"settings": settings, "baseline": baseline, "workers": args.workers,
+            "engines_run": labels,
             "mode": settings["mode"], "timeout": settings["timeout"],
             "repeat": settings["repeat"],
             "command": "python run_compare.py " + " ".join(shlex.quote(a) for a in argv),

@@ -99,6 +99,17 @@ def _stats(group: pd.DataFrame) -> dict:
 
 
 # ----- presentation ------------------------------------------------------------
+def in_order(table: pd.DataFrame, order: dict[str, list]) -> pd.DataFrame:
+    """Rows in the order engines and sources were given, not the order tasks finished."""
+    keys = [c for c in ("source", "formulation", "engine") if c in table.columns]
+
+    def rank(column: pd.Series) -> pd.Series:
+        given = {v: i for i, v in enumerate(dict.fromkeys(order.get(column.name, [])))}
+        return column.map(lambda v: given.get(v, len(given)))
+
+    return table.sort_values(keys, key=rank, kind="stable").reset_index(drop=True)
+
+
 def formatted(table: pd.DataFrame) -> pd.DataFrame:
     """Times to 4 decimals, node counts whole, ratios to 2 decimals; NaN as '-'."""
     out = table.copy().astype(object)

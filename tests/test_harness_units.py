@@ -9,7 +9,7 @@ import pytest
 import tests.fake_engines  # noqa: F401  (registers the fake engines here too)
 from compare.executor import LocalExecutor
 from compare.store import COLUMNS, Store
-from compare.summary import choose_baseline, engine_table, per_task
+from compare.summary import choose_baseline, engine_table, in_order, per_task
 from compare.tasks import PuzzleRecord, Task, build_tasks, formulations_for, sample_records
 from compare.verdict import findings, reproduce
 from engines import PLUGIN_ENV
@@ -209,3 +209,11 @@ def test_executor_gives_up_when_no_worker_can_start(monkeypatch):
     assert sorted(t.tid for t, _ in done) == list(range(5))
     assert {str(r.status) for _, r in done} == {"crashed"}
     assert all("no worker could start (exit code 3)" in r.message for _, r in done)
+
+
+def test_tables_follow_the_given_order_not_the_finishing_order():
+    table = pd.DataFrame({"source": ["b", "a", "a", "b"], "engine": ["y", "y", "x", "x"],
+                          "solved": [1, 2, 3, 4]})
+    ordered = in_order(table, {"engine": ["x", "y"], "source": ["a", "b"]})
+    assert ordered[["source", "engine"]].values.tolist() == [
+        ["a", "x"], ["a", "y"], ["b", "x"], ["b", "y"]]
