@@ -19,6 +19,7 @@ from pathlib import Path
 import engines
 from compare.executor import LocalExecutor
 from compare.runner import execute, puzzle_row
+from compare.solve_cli import UsageError
 from compare.solve_cli import _positive as positive
 from compare.store import Store
 from compare.tasks import PuzzleRecord, build_tasks, sample_records
@@ -32,10 +33,6 @@ REPORTS = Path(__file__).resolve().parent.parent / "reports"
 RUN_SETTINGS = {"puzzles": None, "format": "auto", "engines": None, "mode": "first",
                 "limit": 2, "timeout": 10.0, "repeat": 1, "sample": None, "seed": 0,
                 "formulations": None}
-
-
-class UsageError(Exception):
-    """Bad usage or input: one line on stderr, exit 2."""
 
 
 def build_parser() -> argparse.ArgumentParser:
