@@ -248,6 +248,9 @@ class LocalExecutor(Executor):
 
     def close(self) -> None:
         for w in self.pool:
+            if not w.ready:
+                w.proc.kill()            # still warming up: nothing to finish
+                continue
             try:
                 w.conn.send(None)
             except (OSError, ValueError):

@@ -80,6 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         out, settings, stored = _output_and_settings(args)
         labels, identities = _engines(settings["engines"])
         baseline = _baseline(args.baseline, labels)
+        _check_out(out, args.resume)
     except UsageError as err:
         return _bad_usage(err)
     started = time.perf_counter()
@@ -144,12 +145,16 @@ def _norm(value):
     return list(value) if isinstance(value, tuple) else value
 
 
-def _prepare(out: Path, resume: bool) -> Path:
+def _check_out(out: Path, resume: bool) -> None:
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out}: exists and is not a folder")
     if out.is_dir() and any(out.iterdir()) and not resume:
         raise UsageError(f"--out {out}: folder is not empty (use --resume to continue "
                          "a run there, or choose another folder)")
+
+
+def _prepare(out: Path, resume: bool) -> Path:
+    _check_out(out, resume)          # again: time has passed since the first check
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
