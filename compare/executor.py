@@ -92,8 +92,11 @@ class LocalExecutor(Executor):
 
     def __init__(self, workers: int, engines: list[str], mode: str = "first",
                  limit: int = 2, formulations: Iterable[str] = ("alldiff",),
-                 start_method: str | None = None, warmup: bool = True):
+                 start_method: str | None = None, warmup: bool = True,
+                 plugins: str | None = None):
         self.workers = max(1, workers)
+        # engine plugin modules the workers import (default: as this process has them)
+        self.plugins = os.environ.get(PLUGIN_ENV, "") if plugins is None else plugins
         self.engines = list(engines)
         self.warm = (mode, limit, tuple(formulations))
         self.skip_warmup: set[str] = set() if warmup else set(self.engines)
@@ -239,7 +242,7 @@ class LocalExecutor(Executor):
     # ----- workers -----------------------------------------------------------
     def _start(self) -> _Worker:
         parent, child = self.ctx.Pipe()
-        init = (os.environ.get(PLUGIN_ENV, ""), self.engines, self.warm,
+        init = (self.plugins, self.engines, self.warm,
                 sorted(self.skip_warmup))
         proc = self.ctx.Process(target=worker_main, args=(child, init), daemon=True)
         proc.start()

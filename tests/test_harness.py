@@ -12,9 +12,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from compare.generate_cli import counter
 from compare.run import main as run_main
 from puzzles.generator import generate
-from tests.fake_engines import FakeEngine
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "puzzles" / "samples" / "boj2239.txt"
@@ -25,18 +25,11 @@ REQUIRED = ["puzzle_id", "source", "size", "clues", "engine", "formulation", "mo
             "repeat", "status", "verified", "build_s", "solve_s", "total_s", "nodes",
             "backtracks", "library", "version", "count", "answer", "reason"]
 
-_fake = FakeEngine()
-
-
-def fake_count(model, limit):
-    return _fake.solve(model, "count", limit).count
-
-
 @pytest.fixture(scope="module")
 def small(tmp_path_factory) -> Path:
     """Six unique 4x4 puzzles and, on line 3, a bad one."""
     lines = ["".join(str(v) if v else "." for v in p.grid)
-             for p in generate(4, 6, 6, seed=11, count_solutions=fake_count)]
+             for p in generate(4, 6, 6, seed=11, count_solutions=counter("backtracking"))]
     path = tmp_path_factory.mktemp("puzzles") / "small.txt"
     path.write_text("# six 4x4 puzzles\n" + lines[0] + "\n12x4\n" + "\n".join(lines[1:]) + "\n")
     return path

@@ -6,7 +6,6 @@ import math
 import pandas as pd
 import pytest
 
-import tests.fake_engines  # noqa: F401  (registers the fake engines here too)
 from compare.executor import LocalExecutor
 from compare.store import COLUMNS, Store
 from compare.summary import choose_baseline, engine_table, in_order, per_task
@@ -182,8 +181,10 @@ def test_repeats_fold_into_the_median_and_wrong_is_not_solved():
 
 
 # ----- executor -----------------------------------------------------------------------------
-def test_executor_answers_every_task_once_through_timeouts_and_crashes(monkeypatch):
-    monkeypatch.setenv(PLUGIN_ENV, "tests.fake_engines")
+FAKES = "tests.fake_engines"      # imported by the workers only, never registered here
+
+
+def test_executor_answers_every_task_once_through_timeouts_and_crashes():
     grid = list(full_grid(4, __import__("random").Random(3)))
     for cell in (0, 5, 10, 15):
         grid[cell] = 0
@@ -191,7 +192,7 @@ def test_executor_answers_every_task_once_through_timeouts_and_crashes(monkeypat
     labels = ["fake", "fake-crash", "fake-sleep"]
     tasks = [Task(i * 3 + j, f"p{i}", "alldiff", e, "first", 2, 0.3, 0)
              for i in range(3) for j, e in enumerate(labels)]
-    with LocalExecutor(2, labels) as ex:
+    with LocalExecutor(2, labels, plugins=FAKES) as ex:
         done = list(ex.run(tasks, puzzles))
     assert sorted(t.tid for t, _ in done) == list(range(9))
     status = {(t.puzzle_id, t.engine): str(r.status) for t, r in done}
@@ -200,11 +201,10 @@ def test_executor_answers_every_task_once_through_timeouts_and_crashes(monkeypat
     assert {status[p, "fake-sleep"] for p in puzzles} == {"timeout"}
 
 
-def test_executor_gives_up_when_no_worker_can_start(monkeypatch):
-    monkeypatch.setenv(PLUGIN_ENV, "tests.fake_engines")
+def test_executor_gives_up_when_no_worker_can_start():
     puzzles = {"p": Sudoku(4, full_grid(4, __import__("random").Random(1)))}
     tasks = [Task(i, "p", "alldiff", "fake-doomed", "first", 2, 5.0, i) for i in range(5)]
-    with LocalExecutor(2, ["fake-doomed"]) as ex:
+    with LocalExecutor(2, ["fake-doomed"], plugins=FAKES) as ex:
         done = list(ex.run(tasks, puzzles))
     assert sorted(t.tid for t, _ in done) == list(range(5))
     assert {str(r.status) for _, r in done} == {"crashed"}
