@@ -43,7 +43,19 @@ def build_report(folder: Path | str, baseline: str | None = None, quiet: bool = 
     if not quiet:
         _print(by_engine, by_source, base, folder, runs)
     _print_problems(problems)
+    _print_failures(frame)
     return FOUND_PROBLEMS if problems else CLEAN
+
+
+def _print_failures(frame) -> None:
+    """Errors and crashes are no wrong answers (exit 0), but they must not go unseen."""
+    failed = frame[frame["status"].isin(["error", "crashed"])]
+    if failed.empty:
+        return
+    counts = failed.groupby(["engine", "status"]).size()
+    listed = ", ".join(f"{engine} {status} x{n}" for (engine, status), n in counts.items())
+    print(f"note: tasks without an answer: {listed} (see 'message' in results.csv)",
+          file=sys.stderr)
 
 
 def _export(frame, folder: Path) -> None:

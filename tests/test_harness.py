@@ -116,6 +116,7 @@ def test_timeouts_and_crashes_are_recorded_and_the_run_finishes(small, tmp_path)
     status = frame.groupby("engine")["status"].agg(set).to_dict()
     assert status == {"fake": {"solved"}, "fake-sleep": {"timeout"}, "fake-crash": {"crashed"}}
     assert frame.loc[frame["engine"] == "fake-crash", "reason"].str.contains("crashed").all()
+    assert "tasks without an answer: fake-crash crashed x3" in proc.stderr
     table = (out / "summary.md").read_text()
     assert "| fake-sleep | 3 | 0 | 3 |" in table
 
