@@ -90,12 +90,15 @@ def main(argv: list[str] | None = None) -> int:
     executor.start()                 # workers warm up while the puzzles load
     try:
         records, skipped = _records(settings)
+        tasks = build_tasks(records, labels, settings["mode"], settings["limit"],
+                            settings["timeout"], settings["repeat"], formulations)
+        if not tasks:
+            raise UsageError(f"--formulations {settings['formulations']}: "
+                             "no puzzle has any of them")
         folder = _prepare(out, args.resume)
     except (UsageError, PuzzleInputError) as err:
         executor.close()
         return _bad_usage(err)
-    tasks = build_tasks(records, labels, settings["mode"], settings["limit"],
-                        settings["timeout"], settings["repeat"], formulations)
     with Store(folder) as store:
         if not stored:
             store.set_meta("config", _config(settings, args, baseline, labels, argv))

@@ -187,6 +187,7 @@ def test_killed_run_resumes_without_losing_or_duplicating(small, tmp_path):
     (["--puzzles", "/no/such/file.txt"], "cannot read"),
     (["--baseline", "cpsat", "--engines", "backtracking"], "not among"),
     (["--resume"], "holds no run"),
+    (["--puzzles", str(SAMPLE), "--formulations", "nosuch"], "no puzzle has any"),
 ])
 def test_bad_usage_exits_2_and_creates_nothing(args, message, tmp_path, capsys):
     out = tmp_path / "never"
