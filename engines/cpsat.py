@@ -17,12 +17,13 @@ number of solve calls.
 from __future__ import annotations
 
 import hashlib
+import operator
 import time
 from array import array
 from dataclasses import dataclass, field
 from typing import Any
 
-from puzzles.model import AllDifferent, Model
+from puzzles.model import AllDifferent, Linear, Model, NotEqualOffset, Table
 
 from .base import Engine, EngineOptionError, Outcome, Status, KEEP_SOLUTIONS
 from .lexprobe import SearchTimeout, lexfirst_by_probes
@@ -41,8 +42,30 @@ def _add_all_different(cp, xs, con: AllDifferent) -> None:
     cp.add_all_different([xs[v] for v in con.vars])
 
 
-# One entry per constraint kind; issue 6's kinds plug in here.
-_ADD = {AllDifferent: _add_all_different}
+_COMPARE = {"==": operator.eq, "!=": operator.ne, "<=": operator.le, ">=": operator.ge}
+
+
+def _add_linear(cp, xs, con: Linear) -> None:
+    total = cp_model.LinearExpr.weighted_sum([xs[v] for v in con.vars], list(con.coeffs))
+    cp.add(_COMPARE[con.op](total, con.rhs))
+
+
+def _add_not_equal_offset(cp, xs, con: NotEqualOffset) -> None:
+    cp.add(xs[con.x] != xs[con.y] + con.c)
+
+
+def _add_table(cp, xs, con: Table) -> None:
+    if not con.vars:    # CP-SAT refuses a table over nothing; it holds iff () is allowed
+        if () not in con.tuples:
+            cp.add_bool_or([])
+        return
+    cp.add_allowed_assignments([xs[v] for v in con.vars], [list(t) for t in con.tuples])
+
+
+# One entry per constraint kind. None of them adds variables, so the model's
+# variables stay the first ones in the proto (``CpTask.restrict`` relies on it).
+_ADD = {AllDifferent: _add_all_different, Linear: _add_linear,
+        NotEqualOffset: _add_not_equal_offset, Table: _add_table}
 
 
 def intervals(values) -> list[int]:

@@ -20,15 +20,15 @@ so even a single long search stops on time. ``backtracks`` stays 0.
 """
 from __future__ import annotations
 
+import operator
 import time
 from dataclasses import dataclass
 from itertools import islice
-from typing import Any
+from typing import Any, Callable
 
-from puzzles.model import AllDifferent, Model
+from puzzles.model import AllDifferent, Linear, Model, NotEqualOffset, Table
 
-from .base import (KEEP_SOLUTIONS, Engine, EngineOptionError, Outcome, Status,
-                   timed_out)
+from .base import KEEP_SOLUTIONS, Engine, Outcome, Status, timed_out
 from .lexprobe import SearchTimeout, lexfirst_by_probes
 
 try:
@@ -49,25 +49,106 @@ EFFORT_NOTE = ("nodes = values tried (counted by a pass-through constraint); "
                "backtracks not reported by the library")
 
 
-def _all_different(con: AllDifferent):
-    return constraint.AllDifferentConstraint(), list(con.vars)
+_COMPARE = {"==": operator.eq, "!=": operator.ne, "<=": operator.le, ">=": operator.ge}
 
 
-# One entry per constraint kind; issue 6's kinds plug in here.
-_TRANSLATE = {AllDifferent: _all_different}
+@dataclass(frozen=True)
+class Piece:
+    """One model constraint as the library takes it.
+
+    ``make`` builds a fresh library constraint for each ``Problem``: the sum
+    constraints keep bounds computed from one problem's domains, which would
+    be wrong for a probe's narrower ones. ``holds(*values)`` is the same
+    constraint as a plain test over ``variables`` (in order, repeats kept).
+    Constraints over fewer than two distinct variables never reach the
+    library: it reads an empty variable list as "all variables", and its sum
+    constraints fail on a single one, so ``PcTask.fold`` applies them to the
+    domains instead.
+    """
+    variables: tuple[int, ...]
+    make: Callable[[], Any]
+    holds: Callable[..., bool]
+
+
+def _all_different(con: AllDifferent) -> Piece:
+    def holds(*values):
+        return len(set(values)) == len(values)
+    return Piece(con.vars, constraint.AllDifferentConstraint, holds)
+
+
+def _linear(con: Linear) -> Piece:
+    """A library sum constraint where it is exact, else a plain function.
+
+    Coefficients of a repeated variable are added up first: the library keys
+    its bounds by variable, so a repeated one would be counted wrong.
+    ExactSum/MinSum/MaxSum (with multipliers) bound every unassigned term by
+    its least and greatest contribution, which is right for negative
+    coefficients and values too; their forward checks run only when no
+    unassigned term can be negative. ``!=`` has no library constraint.
+    """
+    merged: dict[int, int] = {}
+    for k, v in zip(con.coeffs, con.vars):
+        merged[v] = merged.get(v, 0) + k
+    variables = tuple(v for v, k in merged.items() if k)
+    coeffs = tuple(merged[v] for v in variables)
+    compare, rhs = _COMPARE[con.op], con.rhs
+
+    def holds(*values):
+        return compare(sum(k * x for k, x in zip(coeffs, values)), rhs)
+    library = {"==": "ExactSum", "<=": "MaxSum", ">=": "MinSum"}.get(con.op)
+    if library is None:
+        return Piece(variables, lambda: constraint.FunctionConstraint(holds), holds)
+    multipliers = None if set(coeffs) <= {1} else list(coeffs)
+    cls = _SUMS[library]
+    return Piece(variables, lambda: cls(rhs, multipliers), holds)
+
+
+def _not_equal_offset(con: NotEqualOffset) -> Piece:
+    """``x != y`` is the library's AllDifferent on a pair; with an offset, a function."""
+    c = con.c
+
+    def holds(x, y):
+        return x != y + c
+    if c == 0:
+        return Piece((con.x, con.y), constraint.AllDifferentConstraint, holds)
+    return Piece((con.x, con.y), lambda: constraint.FunctionConstraint(holds), holds)
+
+
+def _table(con: Table) -> Piece:
+    """Membership in the allowed tuples (``InSetConstraint`` takes single values only)."""
+    allowed = frozenset(con.tuples)
+
+    def holds(*values):
+        return values in allowed
+    return Piece(con.vars, lambda: constraint.FunctionConstraint(holds), holds)
+
+
+# One entry per constraint kind.
+_TRANSLATE = {AllDifferent: _all_different, Linear: _linear,
+              NotEqualOffset: _not_equal_offset, Table: _table}
 
 
 @dataclass
 class PcTask:
-    """The translated model: narrowed domains and (library constraint, variables) pairs.
+    """The translated model: narrowed domains and the constraints' pieces.
 
     Kept as a recipe, not a ``Problem``, because a search leaves its
-    ``Problem``'s domains in a state of its own and ``lexfirst`` needs fresh
-    problems with other domains. Library constraints are stateless, so
-    problems share them.
+    ``Problem``'s domains (and its sum constraints) in a state of its own
+    and ``lexfirst`` needs fresh problems with other domains. Constraints
+    over fewer than two variables are already folded into ``domains``.
     """
     domains: list[tuple[int, ...]]
-    constraints: list[tuple[Any, list[int]]]
+    pieces: list[Piece]
+    broken: bool = False    # a constraint over no variable that fails
+
+    def fold(self, piece: Piece) -> None:
+        """Apply a constraint over at most one distinct variable to the domains."""
+        if not piece.variables:
+            self.broken = self.broken or not piece.holds()
+            return
+        var = piece.variables[0]
+        self.domains[var] = tuple(x for x in self.domains[var]
+                                  if piece.holds(*[x] * len(piece.variables)))
 
 
 class Watch:
@@ -95,6 +176,30 @@ if constraint is not None:
         def preProcess(self, variables, domains, constraints, vconstraints):
             """Kept as it is, even over a single variable (the base class drops those)."""
 
+    class _SkipOnEmpty:
+        """A sum constraint's preprocessing, skipped when a domain is already empty.
+
+        The library's ``preProcess`` takes ``min``/``max`` of every domain and
+        raises on an empty one (emptied by an earlier constraint's pruning);
+        the problem has no solution then, and the library says so itself
+        once every constraint is preprocessed.
+        """
+
+        def preProcess(self, variables, domains, constraints, vconstraints):
+            if all(domains[v] for v in variables):
+                super().preProcess(variables, domains, constraints, vconstraints)
+
+    class ExactSum(_SkipOnEmpty, constraint.ExactSumConstraint):
+        pass
+
+    class MinSum(_SkipOnEmpty, constraint.MinSumConstraint):
+        pass
+
+    class MaxSum(_SkipOnEmpty, constraint.MaxSumConstraint):
+        pass
+
+    _SUMS = {"ExactSum": ExactSum, "MinSum": MinSum, "MaxSum": MaxSum}
+
 
 class PythonConstraintEngine(Engine):
     """python-constraint's backtracking with forward checking."""
@@ -103,27 +208,27 @@ class PythonConstraintEngine(Engine):
     library = "python-constraint2"
     constraint_kinds = frozenset(_TRANSLATE)
     option_defaults = {"solver": "backtracking"}
+    option_choices = {"solver": tuple(SOLVERS)}
 
     @classmethod
     def available(cls) -> bool:
         return constraint is not None
 
-    @classmethod
-    def validate_options(cls, options: dict[str, Any]) -> None:
-        if options["solver"] not in SOLVERS:
-            raise EngineOptionError(
-                f"engine 'python-constraint': solver={options['solver']!r} "
-                f"(choose from {', '.join(SOLVERS)})")
-
     # ----- translate ------------------------------------------------------
     def translate(self, model: Model) -> PcTask:
-        return PcTask(model.domains(),
-                      [_TRANSLATE[type(con)](con) for con in model.structure.constraints])
+        task = PcTask(model.domains(), [])
+        for con in model.structure.constraints:
+            piece = _TRANSLATE[type(con)](con)
+            if len(set(piece.variables)) < 2:
+                task.fold(piece)
+            else:
+                task.pieces.append(piece)
+        return task
 
     def solutions(self, task: PcTask, domains, watch: Watch):
         """A lazy iterator over solutions (as tuples) under ``domains``."""
         n = len(domains)
-        if any(not d for d in domains):
+        if task.broken or any(not d for d in domains):
             return iter(())
         if n == 0:   # the library answers "no solution" to an empty problem
             return iter([()])
@@ -132,8 +237,8 @@ class PythonConstraintEngine(Engine):
         descending = self.options["solver"] in TAKES_FROM_END
         for var, dom in enumerate(domains):
             problem.addVariable(var, sorted(dom, reverse=descending))
-        for con, variables in task.constraints:
-            problem.addConstraint(con, variables)
+        for piece in task.pieces:
+            problem.addConstraint(piece.make(), list(piece.variables))
         return (tuple(s[i] for i in range(n)) for s in problem.getSolutionIter())
 
     # ----- search ---------------------------------------------------------

@@ -11,7 +11,8 @@ from ortools.sat.python import cp_model  # noqa: E402
 
 import engines.cpsat as cpsat  # noqa: E402
 from engines import EngineOptionError, Status, get_engine  # noqa: E402
-from puzzles.model import AllDifferent, Model, Structure  # noqa: E402
+from puzzles.model import (AllDifferent, Linear, Model, NotEqualOffset,  # noqa: E402
+                           Structure, Table)
 from puzzles.sudoku import Sudoku  # noqa: E402
 
 BOJ2239 = ("103000509002109400000704000300502006060000050"
@@ -224,3 +225,56 @@ def test_lex_smaller_model_is_exact(engine, seed, blanks, pick):
     else:
         found = runner.values(task, check)
         assert found in solutions and found < best
+
+
+# ----- issue 6's kinds -------------------------------------------------------
+# Values below 1, zero and negative: nothing may assume domains are 1..n.
+SIGNED = Structure("signed", ("a", "b", "c"), ((-2, -1, 0, 1, 2), (-2, 0, 2), (-1, 0, 1, 3)), (
+    Linear((2, -1, 1), (0, 1, 2), "<=", 1),
+    Linear((1, 1), (0, 2), "!=", 0),
+    NotEqualOffset(1, 0, -2),                       # b != a - 2
+    Table((0, 2), ((-2, 3), (-1, -1), (0, 1), (1, 0), (2, 3), (2, -1))),
+))
+SIGNED_SOLUTIONS = sorted(
+    (a, b, c) for a in (-2, -1, 0, 1, 2) for b in (-2, 0, 2) for c in (-1, 0, 1, 3)
+    if 2 * a - b + c <= 1 and a + c != 0 and b != a - 2
+    and (a, c) in ((-2, 3), (-1, -1), (0, 1), (1, 0), (2, 3), (2, -1)))
+
+
+def test_every_kind_translates_without_extra_variables(engine):
+    """``CpTask.restrict`` narrows the first proto variables: they must be the model's."""
+    task = engine.translate(Model(SIGNED))
+    assert len(task.cp.proto.variables) == SIGNED.size
+    assert len(task.cp.proto.constraints) == len(SIGNED.constraints)
+    assert cpsat.CpSatEngine.constraint_kinds == {AllDifferent, Linear, NotEqualOffset, Table}
+
+
+def test_signed_values_in_every_mode(engine):
+    assert SIGNED_SOLUTIONS == [(-2, -2, 3), (-2, 0, 3), (-2, 2, 3), (-1, -2, -1), (-1, 0, -1),
+                                (-1, 2, -1), (0, 0, 1), (0, 2, 1), (1, 2, 0), (2, 2, -1)]
+    count = engine.solve(Model(SIGNED), "count", limit=100)
+    assert sorted(count.solutions) == SIGNED_SOLUTIONS and count.count == 10
+    assert engine.solve(Model(SIGNED), "lexfirst").solution == SIGNED_SOLUTIONS[0]
+    assert engine.solve(Model(SIGNED), "first").solution in SIGNED_SOLUTIONS
+
+
+@pytest.mark.parametrize("givens, expected", [((), 0), (((2, 1),), 6), (((1, 2),), 2),
+                                             (((0, -1),), 3)])
+def test_lexfirst_by_probes_on_signed_values(engine, monkeypatch, givens, expected):
+    monkeypatch.setattr(cpsat.cp_model, "SELECT_MIN_VALUE", cp_model.SELECT_MAX_VALUE)
+    fits = [s for s in SIGNED_SOLUTIONS if all(s[v] == x for v, x in givens)]
+    result = engine.solve(Model(SIGNED, givens), "lexfirst")
+    assert result.solution == fits[0] == SIGNED_SOLUTIONS[expected]
+    assert len(fits) > 1 and result.stats["lexfirst_by"] == "probes"
+
+
+@pytest.mark.parametrize("con, expected", [
+    (Linear((), (), "==", 0), 4), (Linear((), (), "!=", 0), 0),
+    (Linear((1, -1), (0, 0), ">=", 1), 0), (Table((), ((),)), 4), (Table((), ()), 0),
+    (Table((0, 0), ((1, 1), (2, 1))), 1), (NotEqualOffset(0, 0, 1), 4),
+    (NotEqualOffset(0, 0, 0), 0),
+])
+def test_degenerate_constraints(engine, con, expected):
+    model = Model(Structure("one", ("x",), ((-1, 0, 1, 2),), (con,)))
+    result = engine.solve(model, "count", limit=10)
+    assert result.count == expected, result.message

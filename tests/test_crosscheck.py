@@ -25,13 +25,14 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from compare.checker import verify
+from compare.checker import check_model, verify
 from engines import engine_class, get_engine
 from engines.base import KEEP_SOLUTIONS, Status
 from puzzles.formats import repeated_given
 from puzzles.generator import carve, full_grid
 from puzzles.loader import parse_text
-from puzzles.model import AllDifferent, Model, Structure
+from puzzles.model import (LINEAR_OPS, AllDifferent, Linear, Model, NotEqualOffset,
+                           Structure, Table)
 from puzzles.sudoku import Sudoku, units
 
 REPO = Path(__file__).resolve().parents[1]
@@ -293,3 +294,62 @@ def test_small_models_match_brute_force(model):
         assert count.count == len(truth), spec
         assert lex.solution == (min(truth) if truth else None), spec
         assert set(count.solutions) <= set(truth), spec
+
+
+# ----- small CSPs of every constraint kind, against brute force ----------------
+# Values include 0 and negatives, coefficients may be 0 or negative, variables
+# may repeat inside a constraint, and constraints may be over one variable or
+# none: the corners where a library's own constraints go wrong.
+SOLVER_VARIANTS = ("python-constraint:solver=optimized", "python-constraint:solver=recursive")
+
+
+@st.composite
+def mixed_models(draw):
+    n = draw(st.integers(1, 5))
+    values = st.integers(-3, 3)
+    domains = tuple(tuple(sorted(draw(st.sets(values, min_size=1, max_size=4))))
+                    for _ in range(n))
+    var = st.integers(0, n - 1)
+    kinds = [
+        st.lists(var, max_size=n).map(lambda vs: AllDifferent(tuple(vs))),
+        st.lists(st.tuples(st.integers(-3, 3), var), max_size=4).flatmap(
+            lambda terms: st.builds(
+                Linear, st.just(tuple(k for k, _ in terms)), st.just(tuple(v for _, v in terms)),
+                st.sampled_from(LINEAR_OPS), st.integers(-6, 6))),
+        st.builds(NotEqualOffset, var, var, st.integers(-2, 2)),
+        st.lists(var, max_size=3).flatmap(lambda vs: st.builds(
+            Table, st.just(tuple(vs)),
+            st.lists(st.tuples(*[values] * len(vs)), max_size=12).map(tuple))),
+    ]
+    constraints = draw(st.lists(st.one_of(kinds), max_size=5))
+    given_vars = draw(st.lists(var, max_size=2, unique=True))
+    givens = tuple((v, draw(st.sampled_from(domains[v]))) for v in given_vars)
+    return Model(Structure("mixed", tuple(f"x{i}" for i in range(n)), domains,
+                           tuple(constraints)), givens)
+
+
+def every_solution(model: Model) -> list[tuple[int, ...]]:
+    """Every assignment the independent checker accepts, smallest first."""
+    return [v for v in itertools.product(*model.domains()) if check_model(model, v) is None]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(model=mixed_models())
+def test_every_kind_matches_brute_force(model):
+    truth = every_solution(model)
+    answered = 0
+    for spec in [*ENGINES, *SOLVER_VARIANTS]:
+        engine = ENGINES.get(spec) or get_engine(spec)
+        first = engine.solve(model, "first", timeout=TIMEOUT)
+        if first.status is Status.UNSUPPORTED:
+            continue
+        answered += 1
+        lex = engine.solve(model, "lexfirst", timeout=TIMEOUT)
+        count = engine.solve(model, "count", limit=10 ** 6, timeout=TIMEOUT)
+        expected = Status.SOLVED if truth else Status.UNSAT
+        assert (first.status, lex.status, count.status) == (expected,) * 3, (spec, first.message)
+        assert first.solution is None or first.solution in truth, spec
+        assert count.count == len(truth), spec
+        assert lex.solution == (truth[0] if truth else None), spec
+        assert set(count.solutions) <= set(truth), spec
+    assert answered >= 2 + len(SOLVER_VARIANTS)    # python-constraint and CP-SAT always

@@ -10,7 +10,8 @@ pytest.importorskip("constraint")
 import engines.python_constraint as pc  # noqa: E402
 from engines import EngineOptionError, Status, get_engine  # noqa: E402
 from engines.lexprobe import SearchTimeout  # noqa: E402
-from puzzles.model import AllDifferent, Model, Structure  # noqa: E402
+from puzzles.model import (AllDifferent, Linear, Model, NotEqualOffset,  # noqa: E402
+                           Structure, Table)
 from puzzles.sudoku import Sudoku  # noqa: E402
 
 BOJ2239 = ("103000509002109400000704000300502006060000050"
@@ -128,3 +129,94 @@ def test_deadline_between_solutions_gives_partial_count():
 def test_spent_deadline_is_a_timeout():
     result = get_engine("python-constraint").solve(boj2239(), "first", timeout=0)
     assert result.status is Status.TIMEOUT
+
+
+# ----- issue 6's kinds: where the library's own constraints need care ----------
+def one_model(domains, *constraints, givens=()) -> Model:
+    names = tuple(f"x{i}" for i in range(len(domains)))
+    return Model(Structure("t", names, tuple(map(tuple, domains)), constraints), givens)
+
+
+def all_solutions(model: Model, solver: str = "backtracking") -> list[tuple[int, ...]]:
+    result = get_engine(f"python-constraint:solver={solver}").solve(model, "count", 10 ** 6)
+    assert result.status in (Status.SOLVED, Status.UNSAT), result.message
+    assert result.count <= 16, "keep these models small: all solutions are compared"
+    return sorted(result.solutions)
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_linear_with_negative_coefficients_and_values(solver):
+    # 2a - b == 1 over -2..2: the library's sum bounds must use each term's own extremes
+    model = one_model([range(-2, 3)] * 2, Linear((2, -1), (0, 1), "==", 1))
+    assert all_solutions(model, solver) == [(0, -1), (1, 1)]
+    at_most = one_model([(-2, 0, 3)] * 2, Linear((-1, 1), (0, 1), "<=", -2))
+    assert all_solutions(at_most, solver) == [(0, -2), (3, -2), (3, 0)]
+    at_least = one_model([(-2, 0, 3)] * 2, Linear((-1, -1), (0, 1), ">=", 2))
+    assert all_solutions(at_least, solver) == [(-2, -2), (-2, 0), (0, -2)]
+
+
+def test_repeated_variable_in_a_sum_is_merged():
+    # the library keys its sum bounds by variable: a + a + b would count a once
+    model = one_model([range(0, 4)] * 2, Linear((1, 1, 1), (0, 0, 1), "==", 5))
+    assert all_solutions(model) == [(1, 3), (2, 1)]
+    assert pc._linear(Linear((1, 1, 1), (0, 0, 1), "==", 5)).variables == (0, 1)
+
+
+def test_sum_that_empties_a_domain_while_preprocessing_is_unsat():
+    # the library's preprocessing takes min() of a domain an earlier sum emptied
+    d = range(1, 10)
+    model = one_model([d, d, d], Linear((1, 1), (0, 1), "==", 3),
+                      Linear((1, 1), (0, 1), "==", 10), Linear((1, 1), (0, 2), "==", 5))
+    for mode in ("first", "lexfirst", "count"):
+        result = get_engine("python-constraint").solve(model, mode)
+        assert result.status is Status.UNSAT, result.message
+
+
+def test_not_equal_linear_is_a_function():
+    model = one_model([(0, 1)] * 3, Linear((1, 1, 1), (0, 1, 2), "!=", 1))
+    assert all_solutions(model) == [(0, 0, 0), (0, 1, 1), (1, 0, 1), (1, 1, 0), (1, 1, 1)]
+
+
+@pytest.mark.parametrize("con, expected", [
+    (Linear((3,), (0,), ">=", 1), [(1,), (2,)]),                  # one variable
+    (Linear((1, -1), (0, 0), "==", 0), [(-1,), (0,), (1,), (2,)]),  # cancels to none
+    (Linear((), (), "==", 1), []),                                   # no variable: false
+    (Table((0,), ((2,), (5,), (-1,))), [(-1,), (2,)]),
+    (Table((0, 0), ((1, 1), (0, 2))), [(1,)]),                       # one variable, twice
+    (Table((), ()), []),
+    (NotEqualOffset(0, 0, 0), []),
+    (NotEqualOffset(0, 0, 2), [(-1,), (0,), (1,), (2,)]),
+    (AllDifferent((0, 0)), []),
+])
+@pytest.mark.parametrize("mode", ["first", "lexfirst", "count"])
+def test_constraints_on_fewer_than_two_variables_fold_into_domains(con, expected, mode):
+    model = one_model([range(-1, 3)], con)
+    result = get_engine("python-constraint").solve(model, mode, limit=10)
+    if mode == "count":
+        assert sorted(result.solutions) == expected and result.count == len(expected)
+    else:
+        assert result.solutions == expected[:1]
+    assert result.status is (Status.SOLVED if expected else Status.UNSAT)
+
+
+def test_table_and_offsets_over_pairs():
+    table = Table((0, 1), ((1, 2), (2, 1), (2, 2), (0, 7)))
+    assert all_solutions(one_model([(0, 1, 2)] * 2, table)) == [(1, 2), (2, 1), (2, 2)]
+    offset = NotEqualOffset(0, 1, -1)           # x0 != x1 - 1
+    assert all_solutions(one_model([(0, 1)] * 2, offset)) == [(0, 0), (1, 0), (1, 1)]
+
+
+def test_every_problem_gets_fresh_sum_constraints():
+    """A sum constraint keeps bounds from one problem's preprocessing; probes must not share it."""
+    piece = pc._linear(Linear((1, 1), (0, 1), "==", 4))
+    assert piece.make() is not piece.make()
+    assert isinstance(piece.make(), pc.constraint.ExactSumConstraint)
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_lexfirst_by_probes_with_sums_and_negative_values(solver, monkeypatch):
+    monkeypatch.setattr(pc, "LEX_ENUMERATE", 0)        # straight to the probes
+    model = one_model([range(-3, 4)] * 3, Linear((1, 2, -1), (0, 1, 2), "==", 0),
+                      NotEqualOffset(0, 2, 1), AllDifferent((0, 1, 2)))
+    result = get_engine(f"python-constraint:solver={solver}").solve(model, "lexfirst")
+    assert result.solution == (-3, 1, -1) and result.stats["lexfirst_by"] == "probes"
