@@ -13,6 +13,7 @@ import platform
 import shlex
 import sys
 import time
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
@@ -74,55 +75,80 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+@dataclass
+class Plan:
+    """A validated run: what to compute, where, and the workers already starting."""
+    args: argparse.Namespace
+    settings: dict
+    stored: bool                 # settings came from the store (--resume)
+    labels: list[str]
+    identities: dict
+    baseline: str | None
+    executor: LocalExecutor
+    started: float
+    records: list = field(default_factory=list)
+    skipped: list = field(default_factory=list)
+    tasks: list = field(default_factory=list)
+    folder: Path | None = None
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        out, settings, stored = _output_and_settings(args)
-        labels, identities = _engines(settings["engines"])
-        baseline = _baseline(args.baseline, labels)
-        _check_out(out, args.resume)
-    except UsageError as err:
-        return _bad_usage(err)
-    started = time.perf_counter()
+        plan = _plan(args)
+    except (UsageError, PuzzleInputError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return BAD_USAGE
+    try:
+        _run(plan, argv)
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: finished results are kept; continue with "
+              f"--out {plan.folder} --resume", file=sys.stderr)
+        return 130
+    from compare.report import build_report      # pandas and matplotlib: only now
+    return build_report(plan.folder, plan.baseline, args.quiet)
+
+
+def _plan(args) -> Plan:
+    """Validate everything before the output folder is touched."""
+    out, settings, stored = _output_and_settings(args)
+    labels, identities = _engines(settings["engines"])
+    baseline = _baseline(args.baseline, labels)
+    _check_out(out, args.resume)
     formulations = _split(settings["formulations"])
     executor = LocalExecutor(args.workers, labels, settings["mode"], settings["limit"],
                              formulations or ("alldiff",))
+    plan = Plan(args, settings, stored, labels, identities, baseline, executor,
+                time.perf_counter())
     executor.start()                 # workers warm up while the puzzles load
     try:
-        records, skipped = _records(settings)
-        tasks = build_tasks(records, labels, settings["mode"], settings["limit"],
-                            settings["timeout"], settings["repeat"], formulations)
-        if not tasks:
+        plan.records, plan.skipped = _records(settings)
+        plan.tasks = build_tasks(plan.records, labels, settings["mode"], settings["limit"],
+                                 settings["timeout"], settings["repeat"], formulations)
+        if not plan.tasks:
             raise UsageError(f"--formulations {settings['formulations']}: "
                              "no puzzle has any of them")
-        folder = _prepare(out, args.resume)
-    except (UsageError, PuzzleInputError) as err:
+        plan.folder = _prepare(out, args.resume)
+    except BaseException:
         executor.close()
-        return _bad_usage(err)
-    with Store(folder) as store:
-        if not stored:
-            store.set_meta("config", _config(settings, args, baseline, labels, argv))
-            store.set_meta("skipped", skipped)
-        store.add_puzzles([puzzle_row(r) for r in records])
-        todo = [t for t in tasks if t.key not in store.done_keys()]
-        _announce(args, records, labels, tasks, todo, folder)
-        try:
-            timing = execute(todo, {r.puzzle_id: r for r in records}, executor, store,
-                             identities, progress=not args.quiet)
-        except KeyboardInterrupt:
-            print(f"\ninterrupted: finished results are kept; continue with "
-                  f"--out {folder} --resume", file=sys.stderr)
-            return 130
-        timing.update(wall_s=time.perf_counter() - started,
-                      workers=min(executor.workers, max(1, len(todo))))
+        raise
+    return plan
+
+
+def _run(plan: Plan, argv) -> None:
+    """Run the missing tasks; every finished result is in the store at once."""
+    with Store(plan.folder) as store:
+        if not plan.stored:
+            store.set_meta("config", _config(plan, argv))
+            store.set_meta("skipped", plan.skipped)
+        store.add_puzzles([puzzle_row(r) for r in plan.records])
+        todo = [t for t in plan.tasks if t.key not in store.done_keys()]
+        _announce(plan, todo)
+        timing = execute(todo, {r.puzzle_id: r for r in plan.records}, plan.executor,
+                         store, plan.identities, progress=not plan.args.quiet)
+        timing.update(wall_s=time.perf_counter() - plan.started,
+                      workers=min(plan.executor.workers, max(1, len(todo))))
         store.set_meta("runs", store.meta("runs", []) + [timing])
-    from compare.report import build_report      # pandas and matplotlib: only now
-    return build_report(folder, baseline, args.quiet)
-
-
-def _bad_usage(err: Exception) -> int:
-    print(f"error: {err}", file=sys.stderr)
-    return BAD_USAGE
 
 
 # ----- settings and output folder ---------------------------------------------------
@@ -256,10 +282,11 @@ def _unique_id(pid: str, origin: str, seen: dict[str, str]) -> str:
 
 
 # ----- bookkeeping --------------------------------------------------------------------------
-def _config(settings, args, baseline, labels, argv) -> dict:
+def _config(plan: Plan, argv) -> dict:
     argv = sys.argv[1:] if argv is None else argv
-    return {"settings": settings, "baseline": baseline, "workers": args.workers,
-            "engines_run": labels,
+    settings = plan.settings
+    return {"settings": settings, "baseline": plan.baseline, "workers": plan.args.workers,
+            "engines_run": plan.labels,
             "mode": settings["mode"], "timeout": settings["timeout"],
             "repeat": settings["repeat"],
             "command": "python run_compare.py " + " ".join(shlex.quote(a) for a in argv),
@@ -268,10 +295,11 @@ def _config(settings, args, baseline, labels, argv) -> dict:
                        f"Python {platform.python_version()}"}
 
 
-def _announce(args, records, labels, tasks, todo, folder) -> None:
-    if args.quiet:
+def _announce(plan: Plan, todo) -> None:
+    if plan.args.quiet:
         return
-    done = len(tasks) - len(todo)
-    print(f"{len(records)} puzzles x {len(labels)} engines ({', '.join(labels)}): "
-          f"{len(tasks)} tasks" + (f", {done} already done" if done else "")
-          + f"; {args.workers} workers; output {folder}", file=sys.stderr)
+    done = len(plan.tasks) - len(todo)
+    print(f"{len(plan.records)} puzzles x {len(plan.labels)} engines "
+          f"({', '.join(plan.labels)}): {len(plan.tasks)} tasks"
+          + (f", {done} already done" if done else "")
+          + f"; {plan.args.workers} workers; output {plan.folder}", file=sys.stderr)
