@@ -72,9 +72,10 @@ def harness_line(run: dict) -> str:
     """Wall time against the ideal (task time spread evenly over the workers)."""
     ideal = run["task_s"] / run["workers"]
     ratio = run["wall_s"] / ideal if ideal > 0 else float("nan")
-    return (f"{run['tasks']} tasks in {run['wall_s']:.2f} s wall on {run['workers']} workers; "
-            f"task times sum to {run['task_s']:.2f} s, /{run['workers']} = {ideal:.2f} s "
-            f"(wall/ideal {ratio:.2f}); parent CPU {run['parent_cpu_s']:.2f} s")
+    return (f"{run['tasks']} tasks in {run['wall_s']:.2f} s wall on {run['workers']} workers "
+            f"(first result after {run.get('first_s', 0):.2f} s); task times sum to "
+            f"{run['task_s']:.2f} s, /{run['workers']} = {ideal:.2f} s (wall/ideal {ratio:.2f}); "
+            f"parent CPU {run['parent_cpu_s']:.2f} s")
 
 
 def _print(by_engine, by_source, base, folder: Path, runs) -> None:

@@ -23,7 +23,7 @@ from compare.runner import execute, puzzle_row
 from compare.solve_cli import UsageError
 from compare.solve_cli import _positive as positive
 from compare.store import Store
-from compare.tasks import PuzzleRecord, build_tasks, sample_records
+from compare.tasks import PuzzleRecord, build_tasks, sample_per_origin
 from puzzles.default_set import default_puzzle_files
 from puzzles.errors import PuzzleInputError
 from puzzles.loader import load_puzzles
@@ -145,9 +145,8 @@ def _run(plan: Plan, argv) -> None:
         todo = [t for t in plan.tasks if t.key not in store.done_keys()]
         _announce(plan, todo)
         timing = execute(todo, {r.puzzle_id: r for r in plan.records}, plan.executor,
-                         store, plan.identities, progress=not plan.args.quiet)
-        timing.update(wall_s=time.perf_counter() - plan.started,
-                      workers=min(plan.executor.workers, max(1, len(todo))))
+                         store, plan.identities, not plan.args.quiet, plan.started)
+        timing["workers"] = min(plan.executor.workers, max(1, len(todo)))
         store.set_meta("runs", store.meta("runs", []) + [timing])
 
 
@@ -254,18 +253,20 @@ def _baseline(wanted: str | None, labels: list[str]) -> str | None:
 
 # ----- puzzles ----------------------------------------------------------------------------
 def _records(settings: dict) -> tuple[list[PuzzleRecord], list[str]]:
-    """Every valid puzzle; bad lines are reported (and kept for the report) but skipped."""
-    records, skipped, seen = [], [], {}
+    """Every valid puzzle (sampled); bad lines are reported, kept for the report, skipped."""
+    good, skipped, seen = [], [], {}
     for arg in dict.fromkeys(settings["puzzles"] or default_puzzle_files()):
         for entry in load_puzzles(arg, settings["format"] or "auto"):
-            if entry.error is not None:
-                skipped.append(str(entry.error))
-                print(f"skipped: {entry.error}", file=sys.stderr)
+            if entry.error is None:
+                good.append((arg, entry))
                 continue
-            pid = _unique_id(entry.id, arg, seen)
-            source = entry.puzzle.source or pid if entry.line else arg
-            records.append(PuzzleRecord(pid, entry.puzzle, source, arg, entry.line))
-    records = sample_records(records, settings["sample"], settings["seed"])
+            skipped.append(str(entry.error))
+            print(f"skipped: {entry.error}", file=sys.stderr)
+    records = []
+    for arg, entry in sample_per_origin(good, settings["sample"], settings["seed"]):
+        pid = _unique_id(entry.id, arg, seen)
+        source = entry.puzzle.source or pid if entry.line else arg
+        records.append(PuzzleRecord(pid, entry.puzzle, source, arg, entry.line))
     if not records:
         raise UsageError("no valid puzzle to run")
     return records, skipped

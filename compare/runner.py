@@ -101,22 +101,26 @@ def _json(stats: dict) -> str:
 
 def execute(tasks: list[Task], records: dict[str, PuzzleRecord], executor: Executor,
             store: Store, identities: dict[str, tuple[str, str]],
-            progress: bool = True) -> dict:
-    """Run, check and store every task; wrong answers are shouted as they come."""
+            progress: bool = True, started: float | None = None) -> dict:
+    """Run, check and store every task; wrong answers are shouted as they come.
+
+    Returns timing figures; ``started`` (``perf_counter``) is when the workers
+    were started, so the wall time includes their start-up.
+    """
     bar = _progress(len(tasks), progress)
-    wrong = 0
-    started, cpu = time.perf_counter(), time.process_time()
-    task_s = 0.0
+    started = time.perf_counter() if started is None else started
+    cpu, first, wrong, task_s = time.process_time(), None, 0, 0.0
     puzzles = {pid: rec.puzzle for pid, rec in records.items()}
     try:
         for task, result in executor.run(tasks, puzzles):
+            first = first or time.perf_counter() - started
             row = result_row(task, records[task.puzzle_id], result, identities[task.engine])
             store.add(row)
             task_s += row["total_s"] or 0.0
             if row["verified"] is False:
                 wrong += 1
                 if wrong <= SHOUT_AT_MOST:
-                        _shout(bar, f"WRONG ANSWER: {task.engine} on {task.puzzle_id} "
+                    _shout(bar, f"WRONG ANSWER: {task.engine} on {task.puzzle_id} "
                                 f"({task.mode}): {row['reason']}")
             if bar is not None:
                 bar.update(1)
@@ -125,7 +129,8 @@ def execute(tasks: list[Task], records: dict[str, PuzzleRecord], executor: Execu
         if bar is not None:
             bar.close()
     return {"tasks": len(tasks), "wrong": wrong, "wall_s": time.perf_counter() - started,
-            "task_s": task_s, "parent_cpu_s": time.process_time() - cpu}
+            "first_s": first or 0.0, "task_s": task_s,
+            "parent_cpu_s": time.process_time() - cpu}
 
 
 def _progress(total: int, wanted: bool):

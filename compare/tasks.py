@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, TypeVar
 
 from puzzles.base import Puzzle
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -40,22 +42,18 @@ class PuzzleRecord:
     line: int            # 1-based line in ``origin``; 0 for a spec
 
 
-def sample_records(records: list[PuzzleRecord], k: int | None,
-                   seed: int) -> list[PuzzleRecord]:
-    """A reproducible subset of ``k`` puzzles per origin, in file order."""
+def sample_per_origin(items: list[tuple[str, T]], k: int | None, seed: int) -> list[tuple[str, T]]:
+    """A reproducible subset of ``k`` items per origin (file or spec), in input order."""
     if not k:
-        return records
-    by_origin: dict[str, list[PuzzleRecord]] = {}
-    for rec in records:
-        by_origin.setdefault(rec.origin, []).append(rec)
-    keep = set()
-    for origin, group in by_origin.items():
-        if len(group) <= k:
-            keep.update(r.puzzle_id for r in group)
-        else:
-            rng = random.Random(f"{seed}:{origin}")
-            keep.update(r.puzzle_id for r in rng.sample(group, k))
-    return [r for r in records if r.puzzle_id in keep]
+        return items
+    by_origin: dict[str, list[int]] = {}
+    for index, (origin, _) in enumerate(items):
+        by_origin.setdefault(origin, []).append(index)
+    keep: set[int] = set()
+    for origin, indices in by_origin.items():
+        chosen = indices if len(indices) <= k else random.Random(f"{seed}:{origin}").sample(indices, k)
+        keep.update(chosen)
+    return [item for index, item in enumerate(items) if index in keep]
 
 
 def formulations_for(puzzle: Puzzle, wanted: list[str] | None) -> list[str]:

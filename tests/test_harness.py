@@ -128,12 +128,12 @@ def test_formulations_and_files_sharing_a_stem(small, tmp_path):
     other.parent.mkdir()
     other.write_text(small.read_text())
     out = tmp_path / "run"
-    proc = run("--puzzles", small, other, "--sample", 2, "--engines", "fake",
+    proc = run("--puzzles", small, other, "--engines", "fake",
                "--formulations", "alldiff,pairwise", "--workers", 2, "--out", out, "--quiet")
     assert proc.returncode == 0, proc.stderr       # n/a is not a disagreement
     frame = results(out)
-    assert len(frame) == 2 * 2 * 2
-    assert frame["puzzle_id"].str.endswith("#2").sum() == 4
+    assert len(frame) == 12 * 2 and frame["puzzle_id"].nunique() == 12
+    assert frame["puzzle_id"].str.endswith("#2").sum() == 6 * 2
     status = frame.groupby("formulation")["status"].agg(set).to_dict()
     assert status == {"alldiff": {"solved"}, "pairwise": {"unsupported"}}
     assert "| formulation |" in (out / "summary.md").read_text()

@@ -9,7 +9,7 @@ import pytest
 from compare.executor import LocalExecutor
 from compare.store import COLUMNS, Store
 from compare.summary import choose_baseline, engine_table, in_order, per_task
-from compare.tasks import PuzzleRecord, Task, build_tasks, formulations_for, sample_records
+from compare.tasks import PuzzleRecord, Task, build_tasks, formulations_for, sample_per_origin
 from compare.verdict import findings, reproduce
 from engines import PLUGIN_ENV
 from puzzles.generator import full_grid
@@ -40,14 +40,14 @@ def test_build_tasks_covers_every_combination_repeats_last():
 
 
 def test_sample_is_reproducible_per_file_and_keeps_file_order():
-    recs = [record(f"a:{i}", sudoku(BOJ), "a.txt", i) for i in range(20)]
-    recs += [record(f"b:{i}", sudoku(BOJ), "b.txt", i) for i in range(3)]
-    one = sample_records(recs, 5, seed=1)
-    assert [r.puzzle_id for r in one] == [r.puzzle_id for r in sample_records(recs, 5, seed=1)]
-    assert [r.puzzle_id for r in one] != [r.puzzle_id for r in sample_records(recs, 5, seed=2)]
-    assert sum(r.origin == "a.txt" for r in one) == 5
-    assert sum(r.origin == "b.txt" for r in one) == 3
-    assert one == sorted(one, key=recs.index)
+    items = [("a.txt", f"a:{i}") for i in range(20)] + [("b.txt", f"b:{i}") for i in range(3)]
+    one = sample_per_origin(items, 5, seed=1)
+    assert one == sample_per_origin(items, 5, seed=1)
+    assert one != sample_per_origin(items, 5, seed=2)
+    assert sum(origin == "a.txt" for origin, _ in one) == 5
+    assert sum(origin == "b.txt" for origin, _ in one) == 3
+    assert one == sorted(one, key=items.index)
+    assert sample_per_origin(items, None, seed=1) == items
 
 
 # ----- store -----------------------------------------------------------------------------
