@@ -40,10 +40,19 @@ def puzzle_text(rec: PuzzleRecord) -> str | None:
     return None
 
 
-def answer_string(puzzle, values) -> str:
-    """The decoded answer on one line, as the puzzle writes it."""
-    text = answer_text(puzzle, values, "line").strip()
-    return " ".join(map(str, values)) if "\n" in text else text
+def answer_string(puzzle, values, formulation: str | None = None) -> str:
+    """The decoded answer on one line, as the puzzle writes it.
+
+    A malformed answer (wrong length, stray values) cannot always be decoded or
+    written as a grid; the checker has already rejected it, so its raw values
+    are shown instead of stopping the run.
+    """
+    try:
+        decoded = puzzle.decode(values, formulation)
+        text = answer_text(puzzle, decoded, "line").strip()
+    except Exception:
+        return " ".join(map(str, values))
+    return " ".join(map(str, decoded)) if "\n" in text else text
 
 
 def result_row(task: Task, rec: PuzzleRecord, result: Result,
@@ -57,7 +66,7 @@ def result_row(task: Task, rec: PuzzleRecord, result: Result,
         status = Status.TIMEOUT
     answer = None
     if result.solutions:
-        answer = answer_string(puzzle, puzzle.decode(result.solutions[0], task.formulation))
+        answer = answer_string(puzzle, result.solutions[0], task.formulation)
     stats = {k: v for k, v in result.stats.items() if k != "traceback"}
     return {
         "puzzle_id": task.puzzle_id, "source": rec.source, "kind": puzzle.kind,

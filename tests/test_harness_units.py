@@ -7,11 +7,12 @@ import pandas as pd
 import pytest
 
 from compare.executor import LocalExecutor
+from compare.runner import result_row
 from compare.store import COLUMNS, Store
 from compare.summary import choose_baseline, engine_table, in_order, per_task
 from compare.tasks import PuzzleRecord, Task, build_tasks, formulations_for, sample_per_origin
 from compare.verdict import findings, reproduce
-from engines import PLUGIN_ENV
+from engines import PLUGIN_ENV, Result, Status
 from puzzles.generator import full_grid
 from puzzles.sudoku import Sudoku
 
@@ -145,6 +146,21 @@ def test_reproduce_for_specs_and_plain_files(monkeypatch):
     plain = {"text": None, "line": 3, "origin": "my cages.killer", "formulations": "cages"}
     cmd = reproduce(plain, ["a", "b"], "first", 2, "cages")
     assert cmd == "python run_compare.py --puzzles 'my cages.killer' --engines a,b --mode first"
+
+
+# ----- rows -----------------------------------------------------------------------------
+def test_a_malformed_answer_is_rejected_and_recorded_not_fatal():
+    rec = record("f:1", sudoku(BOJ))
+    task = Task(0, "f:1", "alldiff", "x", "first", 2, 10.0, 0)
+    bogus = Result("x", "builtin", "builtin", "first", Status.SOLVED, solutions=[(1, 2, 3)],
+                   solve_s=0.5)
+    row = result_row(task, rec, bogus, ("builtin", "builtin"))
+    assert row["verified"] is False and "wrong length" in row["reason"]
+    assert row["answer"] == "1 2 3" and row["status"] == "solved"
+    late = Result("x", "builtin", "builtin", "first", Status.SOLVED, solve_s=11.0,
+                  solutions=[tuple(bogus.solutions[0])])
+    late_row = result_row(task, rec, late, ("b", "v"))
+    assert late_row["status"] == "timeout" and late_row["verified"] is False   # still wrong
 
 
 # ----- summary -----------------------------------------------------------------------------
