@@ -98,8 +98,12 @@ def _verdict(task: Task, puzzle, result: Result) -> tuple[bool, str]:
            tuple(map(tuple, result.solutions)))
     found = _verdicts.get(key)
     if found is None:
-        model = puzzle.to_model(task.formulation)
-        found = _verdicts[key] = verify(puzzle, model, result, task.formulation)
+        try:
+            model = puzzle.to_model(task.formulation)
+            found = verify(puzzle, model, result, task.formulation)
+        except Exception as exc:     # an answer the checker cannot even read is not verified
+            found = (False, f"checker could not judge it: {type(exc).__name__}: {exc}")
+        _verdicts[key] = found
     return found
 
 
