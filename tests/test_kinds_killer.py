@@ -113,9 +113,13 @@ def test_format_answer_is_the_grid():
 
 
 # ----- engines, as they gain the constraint kinds --------------------------------
+EXAMPLE_ENGINES = [(engine, name) for name in ("killer4a.killer", "killer4b.killer")
+                   for engine in engine_names()]
+EXAMPLE_ENGINES += [(engine, "killer9.killer") for engine in engine_names(big=True)]
+
+
 @pytest.mark.parametrize("formulation", Killer.formulations)
-@pytest.mark.parametrize("name", ["killer4a.killer", "killer9.killer"])
-@pytest.mark.parametrize("engine", engine_names())
+@pytest.mark.parametrize("engine, name", EXAMPLE_ENGINES)
 def test_engines_solve_the_killer_examples(engine, name, formulation):
     puzzle = example(name)
     result = assert_engine_solves(engine, puzzle, formulation, "count", limit=2)
