@@ -22,10 +22,10 @@ def _figure(**kwargs):
 
 def _log_axis(axis) -> None:
     """Log scale with plain labels (0.001, 0.01, ...): mathtext labels cost seconds."""
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
     axis.set_major_locator(LogLocator(base=10))
     axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-    axis.set_minor_formatter(NullFormatter())
+    axis.set_minor_locator(NullLocator())      # minor ticks: many artists, little use
 
 
 def _series_label(tasks: pd.DataFrame):
