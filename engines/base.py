@@ -16,6 +16,7 @@ import time
 import traceback
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import lru_cache
 from typing import Any, ClassVar
 
 from puzzles.model import AllDifferent, Model
@@ -103,13 +104,7 @@ class Engine:
 
     @classmethod
     def version(cls) -> str:
-        if not cls.library:
-            return "builtin"
-        from importlib.metadata import PackageNotFoundError, version
-        try:
-            return version(cls.library)
-        except PackageNotFoundError:
-            return "missing"
+        return library_version(cls.library)
 
     @property
     def label(self) -> str:
@@ -228,6 +223,18 @@ class Engine:
         * TIMEOUT when ``deadline`` passed first (partial count allowed).
         """
         raise NotImplementedError
+
+
+@lru_cache(maxsize=None)
+def library_version(library: str) -> str:
+    """Cached: a metadata lookup costs about a millisecond, once per solve otherwise."""
+    if not library:
+        return "builtin"
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version(library)
+    except PackageNotFoundError:
+        return "missing"
 
 
 def timed_out(deadline: float | None) -> bool:

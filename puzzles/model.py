@@ -13,6 +13,7 @@ lexicographically smallest solution in that order.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Union
 
 
@@ -76,8 +77,13 @@ class Structure:
     def size(self) -> int:
         return len(self.variables)
 
-    def kinds(self) -> frozenset[type]:
+    @cached_property
+    def constraint_kinds(self) -> frozenset[type]:
+        """Computed once: engines ask on every solve, for every puzzle of the shape."""
         return frozenset(type(c) for c in self.constraints)
+
+    def kinds(self) -> frozenset[type]:
+        return self.constraint_kinds
 
 
 @dataclass(frozen=True)
