@@ -23,9 +23,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from puzzles.model import AllDifferent, Model, ModelError
+from puzzles.model import AllDifferent, Linear, Model, ModelError, NotEqualOffset, Table
 
 from . import _backtracking_fast as fast
+from . import _backtracking_general as general
 from . import _backtracking_seed as seed
 from ._backtracking_shape import Shape, shape_for
 from .base import KEEP_SOLUTIONS, Engine, EngineOptionError, Outcome, Status
@@ -45,7 +46,7 @@ class Translated:
 class BacktrackingEngine(Engine):
     name = "backtracking"
     library = ""
-    constraint_kinds = frozenset({AllDifferent})
+    constraint_kinds = frozenset({AllDifferent, Linear, NotEqualOffset, Table})
     option_defaults = {"variant": "fast"}
 
     @classmethod
@@ -56,6 +57,8 @@ class BacktrackingEngine(Engine):
                 f"{', '.join(VARIANTS)}")
 
     def translate(self, model: Model) -> Translated:
+        if not model.kinds() <= {AllDifferent}:   # other kinds: _backtracking_general
+            return general.prepare(model, self.options["variant"])
         shape = shape_for(model.structure)
         variant = self.options["variant"]
         done = Translated(variant, shape)
@@ -80,6 +83,10 @@ class BacktrackingEngine(Engine):
                            message=translated.unsat)
         limit = max(1, limit) if mode == "count" else 1
         keep = KEEP_SOLUTIONS if mode == "count" else 1
+        if isinstance(translated, general.Prepared):
+            report, solutions = general.search(translated, mode == "lexfirst", limit, keep,
+                                               deadline)
+            return _outcome(report, solutions, mode)
         shape = translated.shape
         if translated.variant == "seed":
             report = seed.search(shape, list(translated.state), limit, keep, deadline)
