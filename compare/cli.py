@@ -12,6 +12,7 @@ SUBCOMMANDS = {
     "generate": "compare.generate_cli",
     "engines": "compare.engines_cli",
     "report": "compare.report_cli",
+    "bench": "compare.bench_cli",
 }
 
 

@@ -42,7 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Compare engines on puzzles: every answer is checked, engines are "
                     "cross-checked, timings go to a report. Exit codes: 0 all verified "
                     "and agreeing, 1 wrong answer or disagreement, 2 bad usage or input. "
-                    "Sub-commands: solve, generate, engines, report (each has --help).")
+                    "Sub-commands: solve, generate, engines, report, bench (each has --help).")
     p.add_argument("--puzzles", nargs="+", action="extend", metavar="FILE|SPEC",
                    help="puzzle files or specs (default: the embedded default set)")
     p.add_argument("--format", choices=("auto", "boj2239", "boj2580", "line"),

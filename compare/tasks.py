@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from pathlib import PurePath
 from typing import Iterable, TypeVar
 
 from puzzles.base import Puzzle
@@ -43,7 +44,11 @@ class PuzzleRecord:
 
 
 def sample_per_origin(items: list[tuple[str, T]], k: int | None, seed: int) -> list[tuple[str, T]]:
-    """A reproducible subset of ``k`` items per origin (file or spec), in input order."""
+    """A reproducible subset of ``k`` items per origin (file or spec), in input order.
+
+    The draw is seeded by the file's name, not its folder, so everyone's copy of
+    a public set gives the same sample (the benchmark's figures rest on that).
+    """
     if not k:
         return items
     by_origin: dict[str, list[int]] = {}
@@ -51,7 +56,8 @@ def sample_per_origin(items: list[tuple[str, T]], k: int | None, seed: int) -> l
         by_origin.setdefault(origin, []).append(index)
     keep: set[int] = set()
     for origin, indices in by_origin.items():
-        chosen = indices if len(indices) <= k else random.Random(f"{seed}:{origin}").sample(indices, k)
+        rng = random.Random(f"{seed}:{PurePath(origin).name}")
+        chosen = indices if len(indices) <= k else rng.sample(indices, k)
         keep.update(chosen)
     return [item for index, item in enumerate(items) if index in keep]
 

@@ -1,0 +1,189 @@
+"""``run_compare.py bench``: its figures, its bad-usage paths, and a --quick smoke run.
+
+The smoke run needs no public data: it points ``--datasets`` at a folder of
+small generated puzzles under the public sets' file names.
+"""
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from compare import bench, bench_cli
+from compare.tasks import sample_per_origin
+from puzzles.default_set import DATA
+from puzzles.generator import full_grid
+
+REPO = Path(__file__).resolve().parents[1]
+ALPHABET = ".123456789ABCDEFGHIJKLMNOP"
+
+
+# ----- the figures ---------------------------------------------------------------------
+def tasks(rows) -> pd.DataFrame:
+    """Per-task rows as summary.per_task gives them: (source, puzzle, engine, seconds|None)."""
+    frame = pd.DataFrame(rows, columns=["source", "puzzle_id", "engine", "total_s"])
+    solved = frame["total_s"].notna()
+    return frame.assign(solved=solved, timeout=10.0, size=9,
+                        status=solved.map({True: "solved", False: "timeout"}))
+
+
+def test_ratio_table_passes_and_fails_each_target_on_its_own():
+    table = bench.ratio_table(tasks([
+        ("a", "a:1", "fast", 0.1), ("a", "a:1", "cp", 1.0),
+        ("a", "a:2", "fast", 0.2), ("a", "a:2", "cp", 0.3),      # a: mean 0.15/0.65, max 0.2/1.0
+        ("b", "b:1", "fast", 0.5), ("b", "b:1", "cp", 1.0),      # b: mean 0.5 > 0.33x
+        ("b", "b:2", "fast", 0.01), ("b", "b:2", "cp", 2.0),
+    ]), "fast", "cp").set_index("dataset")
+    assert table.loc["a", "mean_ratio"] == pytest.approx(0.15 / 0.65)
+    assert table.loc["a", ["mean_pass", "max_pass"]].tolist() == [True, True]
+    assert table.loc["b", "mean_ratio"] == pytest.approx(0.255 / 1.5)
+    assert table.loc["b", ["mean_pass", "max_pass"]].tolist() == [True, True]
+    slow = bench.ratio_table(tasks([("c", "c:1", "fast", 0.5), ("c", "c:1", "cp", 1.0),
+                                    ("c", "c:2", "fast", 0.5), ("c", "c:2", "cp", 0.1)]),
+                             "fast", "cp").iloc[0]
+    assert (slow["mean_pass"], slow["max_pass"]) == (False, True)     # 0.5/0.55; 0.5 <= 1.0
+
+
+def test_an_unsolved_task_fails_the_targets_and_counts_at_the_limit():
+    row = bench.ratio_table(tasks([("a", "a:1", "fast", None), ("a", "a:1", "cp", 12.0),
+                                   ("a", "a:2", "fast", 0.1), ("a", "a:2", "cp", 40.0)]),
+                            "fast", "cp").iloc[0]
+    assert row["fast_max"] == 10.0 and row["unsolved"] == "1/0"
+    assert row["mean_ratio"] < 0.33 and row["max_ratio"] < 1       # the ratios alone would pass
+    assert (row["mean_pass"], row["max_pass"]) == (False, False)
+
+
+def test_lexfirst_ratio_against_first_mode_and_na_without_it():
+    lex = tasks([("a", "a:1", "fast", 0.3), ("b", "b:1", "fast", 0.3)])
+    first = tasks([("a", "a:1", "fast", 0.1), ("b", "b:1", "fast", 0.2)])
+    table = bench.lexfirst_table(lex, first, "fast")
+    assert table["ratio"].tolist() == pytest.approx([3.0, 1.5])
+    assert table["pass"].tolist() == [True, True]
+    assert bench.lexfirst_table(tasks([("a", "a:1", "fast", 0.31)]), first, "fast")["pass"].tolist() == [False]
+    alone = bench.lexfirst_table(lex, None, "fast")
+    assert [bench.verdict(v) for v in alone["pass"]] == ["n/a", "n/a"]
+
+
+def test_not_covered_lists_what_cpsat_solved_and_the_backtracker_did_not():
+    frame = tasks([("g", "g:1", "fast", None), ("g", "g:1", "cp", 3.0),
+                   ("g", "g:2", "fast", None), ("g", "g:2", "cp", None),
+                   ("g", "g:3", "fast", 1.0), ("g", "g:3", "cp", None)])
+    assert bench.not_covered(frame, "fast", "cp") == ["g:1"]
+    scaling = bench.scaling_table(frame, ["size"]).set_index("engine")
+    assert scaling.loc["fast", ["puzzles", "solved", "timeouts"]].tolist() == [3, 1, 2]
+
+
+def test_overhead_limit_is_a_quarter_over_the_ideal_plus_five_seconds():
+    ok = bench.overhead({"tasks": 5000, "workers": 2, "wall_s": 9.9, "task_s": 8.0})
+    assert ok["limit_s"] == pytest.approx(1.25 * 4.0 + 5) and ok["pass"]
+    assert not bench.overhead({"tasks": 5000, "workers": 2, "wall_s": 10.1, "task_s": 8.0})["pass"]
+
+
+def test_a_sample_depends_on_the_file_name_not_its_folder():
+    items = [(f"{folder}/set.txt", i) for folder in ("x", "y/z") for i in range(50)]
+    picked = sample_per_origin(items, 5, seed=3)
+    x = [i for origin, i in picked if origin == "x/set.txt"]
+    assert x == [i for origin, i in picked if origin == "y/z/set.txt"] and len(x) == 5
+    assert x != [i for o, i in sample_per_origin(items, 5, seed=4) if o == "x/set.txt"]
+
+
+# ----- bad usage -----------------------------------------------------------------------
+def one_error_line(capsys) -> str:
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: "), err
+    return err[0]
+
+
+def test_missing_datasets_is_one_line_exit_2_and_writes_nothing(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert bench_cli.main(["--datasets", str(tmp_path / "nowhere"), "--out", str(out)]) == 2
+    line = one_error_line(capsys)
+    assert str(tmp_path / "nowhere") in line and "README" in line and "--datasets" in line
+    assert not out.exists()
+
+
+def test_a_missing_file_is_named(tmp_path, capsys):
+    datasets = synthetic_datasets(tmp_path / "sets")
+    (datasets / "vu_kr_16x16.txt").unlink()
+    assert set(bench_cli._dataset_files(datasets, ["9x9", "overhead"])) == {   # big not asked
+        *bench_cli.NINE, bench_cli.EASY}
+    assert bench_cli.main(["--datasets", str(datasets), "--parts", "big",
+                           "--out", str(tmp_path / "b")]) == 2
+    assert "vu_kr_16x16.txt: dataset not found" in one_error_line(capsys)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--parts", "9x9,huge"], "--parts 9x9,huge: choose from"),
+    (["--out", "FULL"], "folder is not empty"),
+])
+def test_bad_usage_is_exit_2(tmp_path, capsys, args, message):
+    full = tmp_path / "full"
+    full.mkdir()
+    (full / "keep.txt").write_text("mine")
+    args = [str(full) if a == "FULL" else a for a in args]
+    assert bench_cli.main(["--datasets", str(tmp_path)] + args) == 2
+    assert message in one_error_line(capsys)
+    assert (full / "keep.txt").read_text() == "mine"
+
+
+@pytest.mark.skipif(not bench_cli.DATASETS.is_dir(), reason="../shared/datasets is absent")
+@pytest.mark.datasets
+def test_the_default_datasets_folder_has_every_set_the_benchmark_reads():
+    files = bench_cli._dataset_files(bench_cli.DATASETS, list(bench_cli.ORDER))
+    assert set(files) == {*bench_cli.NINE, *bench_cli.BIG, bench_cli.EASY}
+
+
+# ----- the smoke run -------------------------------------------------------------------
+def lines_of(name: str) -> list[str]:
+    return [s for s in (DATA / name).read_text().splitlines() if s and not s.startswith("#")]
+
+
+def synthetic_datasets(folder: Path) -> Path:
+    """Small stand-ins under the public names: generated 9x9 and 16x16, a loose 25x25."""
+    folder.mkdir(parents=True)
+    nine = lines_of("gen-9x9-easy.txt") + lines_of("gen-9x9-hard.txt")
+    for i, stem in enumerate(bench_cli.NINE):
+        (folder / f"{stem}.txt").write_text("\n".join(nine[2 * i:2 * i + 2]) + "\n")
+    (folder / f"{bench_cli.EASY}.txt").write_text("\n".join(lines_of("gen-9x9-easy.txt")) + "\n")
+    sixteen = lines_of("gen-16x16-easy.txt")
+    for stem in bench_cli.BIG[:2]:
+        (folder / f"{stem}.txt").write_text("\n".join(sixteen[:2]) + "\n")
+    grid = list(full_grid(25, random.Random(5)))
+    for cell in random.Random(6).sample(range(625), 80):
+        grid[cell] = 0
+    (folder / "gecode_25x25.txt").write_text("".join(ALPHABET[v] for v in grid) + "\n")
+    return folder
+
+
+@pytest.mark.slow
+def test_quick_benchmark_runs_every_part_verifies_and_publishes(tmp_path):
+    datasets, out, docs = synthetic_datasets(tmp_path / "sets"), tmp_path / "out", tmp_path / "docs"
+    proc = subprocess.run(
+        [sys.executable, "run_compare.py", "bench", "--quick", "--quiet", "--datasets",
+         str(datasets), "--out", str(out), "--publish", str(docs)],
+        cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO)), capture_output=True,
+        text=True, timeout=240)
+    assert proc.returncode == 0, proc.stderr
+    text = (out / "bench.md").read_text()
+    for heading in ("## 9x9", "## lexfirst", "## Harness overhead", "## Larger grids"):
+        assert heading in text
+    assert "Targets met: 10 of 10" in text or "FAIL" in text      # each target has a verdict
+    assert "9x9 rows from the 9x9 part" in text
+    engines = {"9x9": {"backtracking", "cpsat"}, "lexfirst": {"backtracking"},
+               "overhead": {"backtracking"}, "big": {"backtracking", "cpsat"}}
+    for part, expected in engines.items():
+        results = pd.read_csv(out / part / "results.csv")
+        assert set(results["engine"]) == expected
+        answered = results[results["status"] == "solved"]
+        assert len(answered) and answered["verified"].all()
+    assert set(pd.read_csv(out / "lexfirst" / "results.csv")["mode"]) == {"lexfirst"}
+    assert len(pd.read_csv(out / "overhead" / "results.csv")) == 10
+    big = pd.read_csv(out / "big" / "results.csv")
+    assert {"gen-25x25", "gen-16x16-hard", "gecode_25x25"} <= set(big["source"])
+    assert (docs / "bench.md").read_text() == text
+    assert (docs / "9x9" / "cactus.png").stat().st_size > 0
