@@ -362,6 +362,7 @@ class Propagation:
         watch, revisers, peers = self.watch, self.revisers, self.peers
         neq, kills, arcs, nv = self.neq, self.kills, self.arcs, len(self.comp.values)
         queued = bytearray(len(revisers))
+        waiting = bytearray(len(doms))          # already in ``vq``
         pending: list[int] = []
         source = -1                     # the reviser whose own changes are in ``fresh``
         fresh: list[int] = []
@@ -371,6 +372,7 @@ class Propagation:
                     v = fresh.pop()
                 else:
                     v, source = vq.pop(), -1
+                    waiting[v] = 0
                 for c in watch[v]:
                     if not queued[c] and c != source:
                         queued[c] = 1
@@ -385,7 +387,9 @@ class Propagation:
                         if not od:
                             return False
                         doms[p] = od
-                        vq.append(p)
+                        if not waiting[p]:
+                            waiting[p] = 1
+                            vq.append(p)
                 if not neq[v]:
                     continue
                 k = d.bit_length() - 1
@@ -399,7 +403,9 @@ class Propagation:
                         if not nd:
                             return False
                         doms[p] = nd
-                        vq.append(p)
+                        if not waiting[p]:
+                            waiting[p] = 1
+                            vq.append(p)
             if not pending:
                 return True
             source = pending.pop()
