@@ -345,9 +345,10 @@ class Propagation:
         return self._union(group).bit_count() == len(group)
 
     def arcs(self, var: int, k: int) -> tuple:
-        """``(other, keep mask)`` for the NotEqualOffset peers of ``var = values[k]``."""
+        """``(other, keep mask)`` for what ``var = values[k]`` removes elsewhere: the
+        value from its AllDifferent peers, ``value + delta`` from its NotEqualOffset ones."""
         value, vidx = self.comp.values[k], self.comp.vidx
-        gone: dict[int, int] = {}
+        gone = dict.fromkeys(self.peers[var], 1 << k)
         for other, delta in self.neq[var]:
             j = vidx.get(value + delta)
             if j is not None and self.base[other] >> j & 1:
@@ -359,8 +360,8 @@ class Propagation:
     # --- running ----------------------------------------------------------------
     def propagate(self, doms: list[int], vq: list[int]) -> bool:
         """Revise to a fixpoint after the variables in ``vq`` changed; False on a wipe-out."""
-        watch, revisers, peers = self.watch, self.revisers, self.peers
-        neq, kills, arcs, nv = self.neq, self.kills, self.arcs, len(self.comp.values)
+        watch, revisers = self.watch, self.revisers
+        kills, arcs, nv = self.kills, self.arcs, len(self.comp.values)
         queued = bytearray(len(revisers))
         waiting = bytearray(len(doms))          # already in ``vq``
         pending: list[int] = []
@@ -379,18 +380,6 @@ class Propagation:
                         pending.append(c)
                 d = doms[v]
                 if d & (d - 1):
-                    continue
-                for p in peers[v]:              # a fixed value leaves its groups
-                    od = doms[p]
-                    if od & d:
-                        od ^= d
-                        if not od:
-                            return False
-                        doms[p] = od
-                        if not waiting[p]:
-                            waiting[p] = 1
-                            vq.append(p)
-                if not neq[v]:
                     continue
                 k = d.bit_length() - 1
                 kill = kills.get(v * nv + k)
@@ -653,14 +642,7 @@ def _shift_reviser(x: int, y: int, c: int):
         ny = dy & (dx >> c if c >= 0 else dx << -c)
         if not ny:
             return False
-        nx = dx & (ny << c if c >= 0 else ny >> -c)
-        if nx != dx:
-            doms[x] = nx
-            changed.append(x)
-        if ny != dy:
-            doms[y] = ny
-            changed.append(y)
-        return True
+        return _store_pair(doms, changed, x, dx, dx & (ny << c if c >= 0 else ny >> -c), y, dy, ny)
     return revise
 
 
@@ -689,15 +671,19 @@ def _pair_reviser(con: Table, vidx, nv: int):
             b = rest & -rest
             m |= sup_yx[b.bit_length() - 1]
             rest ^= b
-        nx = dx & m                     # not empty: every value left in y has a support
-        if nx != dx:
-            doms[x] = nx
-            changed.append(x)
-        if ny != dy:
-            doms[y] = ny
-            changed.append(y)
-        return True
+        return _store_pair(doms, changed, x, dx, dx & m, y, dy, ny)
     return revise
+
+
+def _store_pair(doms, changed, x, dx, nx, y, dy, ny) -> bool:
+    """Keep a binary reviser's new domains (``nx`` is never empty: ``ny`` values have support)."""
+    if nx != dx:
+        doms[x] = nx
+        changed.append(x)
+    if ny != dy:
+        doms[y] = ny
+        changed.append(y)
+    return True
 
 
 def _table_reviser(vars_, every: int, bits):
