@@ -395,3 +395,28 @@ def test_thousands_of_variables_deep_do_not_recurse(variant):
     assert result.solution == tuple(i % 2 for i in range(n))
     count = solve(variant, model, "count", limit=10)
     assert count.count == 2
+
+
+# ----- formulations agree with the AllDifferent path ----------------------------------------
+@settings(max_examples=25, deadline=None)
+@given(n=st.sampled_from([3, 4, 5]), holes=st.integers(6, 14), seed=st.integers(0, 10 ** 6),
+       extra=st.integers(0, 24), value=st.integers(1, 5))
+def test_latin_formulations_count_like_the_alldiff_path(n, holes, seed, extra, value):
+    """A wrong extra given sometimes, so unsatisfiable grids are compared too."""
+    from puzzles.latin import LatinSquare, generate
+    grid = list(generate(n, min(holes, n * n), seed).grid)
+    if grid[extra % (n * n)] == 0:
+        grid[extra % (n * n)] = min(value, n)
+    puzzle = LatinSquare(n, tuple(grid))
+    alldiff = solve("fast", puzzle.to_model("alldiff"), "count", limit=10 ** 4)
+    assert str(alldiff.status) in ("solved", "unsatisfiable")
+    for variant in VARIANTS:
+        for formulation in ("pairwise", "onehot"):
+            model = puzzle.to_model(formulation)
+            count = solve(variant, model, "count", limit=10 ** 4)
+            lex = solve(variant, model, "lexfirst")
+            assert (count.status, count.count) == (alldiff.status, alldiff.count)
+            assert all(check_model(model, s) is None for s in count.solutions)
+            if alldiff.count:
+                first = solve(variant, puzzle.to_model("alldiff"), "lexfirst").solution
+                assert puzzle.decode(lex.solution, formulation) == first
