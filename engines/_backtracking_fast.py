@@ -40,14 +40,19 @@ class Report:
 
 def search(layout, X: int, placed: int, lex: bool, limit: int, keep: int,
            deadline: float | None) -> Report:
-    """Depth-first search from state ``X`` until ``limit`` solutions or the end."""
-    O, RS, W1 = layout.O, layout.RS, layout.W - 1
+    """Depth-first search from state ``X`` until ``limit`` solutions or the end.
+
+    The layout's ``probe`` (see ``_backtracking_probe``), if any, runs at
+    every node once singles are exhausted; its nodes are costly, so the
+    deadline is then checked at each.
+    """
+    O, RS, W1, probe = layout.O, layout.RS, layout.W - 1, layout.probe
     MAP, NK, B0, BITS = layout.MAP, layout.NK, layout.B0, layout.BITS
     report = Report()
     solutions = report.solutions
     nodes = backtracks = 0
     stack = []
-    mask = CHECK_EVERY - 1
+    mask = 0 if probe else CHECK_EVERY - 1
     while True:
         while True:                       # propagate, then branch or give up
             o = X & O
@@ -82,9 +87,19 @@ def search(layout, X: int, placed: int, lex: bool, limit: int, keep: int,
                     report.nodes, report.backtracks = nodes, backtracks
                     return report
                 break
+            flag = 0
+            if probe is not None:
+                got = probe(X, placed, o, lo, y2)
+                if got is None:
+                    backtracks += 1
+                    break
+                if got[0] is not X:
+                    X, placed = got[0], got[1]
+                    continue
+                flag = got[2]
             if lex:
                 flag = o & -o
-            else:
+            elif not flag:
                 strip = y2
                 while True:
                     strip &= strip - lo

@@ -33,8 +33,12 @@ masks on the fly instead of storing one per candidate.
 """
 from __future__ import annotations
 
+from ._backtracking_probe import prober
+
 STORE_KILLS_BYTES = 48 << 20   # above this, kill masks are computed per use
 STORE_BITS_BYTES = 8 << 20     # the single-bit table costs about T*T/16 bytes
+PROBE_FROM_VALUES = 16         # shapes with this many values probe at every node
+PROBE_WIDTH = 3                # probe the candidates of fields this small
 
 
 def bits_mask(positions, nbits: int) -> int:
@@ -70,6 +74,7 @@ class Layout:
             [p for p, cd in enumerate(self.MAP) if cd >= 0], T)
         self._kill_parts(shape.peers, dom, where)
         self._tables()
+        self.probe = prober(self, PROBE_WIDTH) if nv >= PROBE_FROM_VALUES else None
 
     def _positions(self, dom, where) -> list[int]:
         """Bit position -> candidate id ``i * V + vi`` (-1 for flags and gaps)."""
@@ -87,9 +92,11 @@ class Layout:
         W, U0, S, T = self.W, self.unit_base, self.S, self.nbits
         field = (1 << W) - 1
         self.cell_part, self.peer_part, self.unit_part = [], [], []
+        self.unit_bits = []                  # i's unit-field bits for value 0
         for i in range(self.nvars):
             own = [U0 + vi * S + u * W + pos for vi in dom[i] for u, pos in where[i]]
             self.cell_part.append((field << (i * W)) | bits_mask(own, T))
+            self.unit_bits.append(bits_mask([U0 + u * W + pos for u, pos in where[i]], T))
             self.peer_part.append(bits_mask([j * W for j in peers[i]], T))
             unit_fields = 0
             for u, _ in where[i]:
