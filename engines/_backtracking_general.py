@@ -287,7 +287,7 @@ class Propagation:
         self.kills: dict[int, tuple] = {}     # (var, value index) -> arcs, on first use
         degree = [len(self.watch[v]) + len(self.peers[v]) + len(self.neq[v])
                   for v in range(n)]
-        self.order = sorted(range(n), key=lambda v: -degree[v])
+        self.order = sorted(range(n), key=lambda v: -degree[v])   # MRV ties: degree, index
 
     # --- building --------------------------------------------------------------
     def _narrow(self, con) -> None:
@@ -302,24 +302,30 @@ class Propagation:
     def _add(self, con) -> None:
         comp = self.comp
         if isinstance(con, Linear):
-            shift = _shift(con, comp.values)
-            sizes = [self.base[v].bit_count() for v in con.vars]
-            if shift is not None:
-                self._watch(con.vars, _shift_reviser(*con.vars, shift))
+            reviser = self._linear_rule(con)
+            if reviser is not None:
+                self._watch(con.vars, reviser)
                 return
-            if len(con.vars) == 2 and sizes[0] * sizes[1] <= PAIR_TABLE_MAX:
-                con = self._pairs(con)
-            elif _is_count(con, comp.values, self.base):
-                self._watch(con.vars, _count_reviser(con, comp.vidx))
-                return
-            else:
-                self._watch(con.vars, _linear_reviser(con, comp.values))
-                return
+            con = self._pairs(con)
         if len(con.vars) == 2:
             self._watch(con.vars, _pair_reviser(con, comp.vidx, len(comp.values)))
         else:
             every, bits = comp.table_bits(con.vars, con.tuples)
             self._watch(con.vars, _table_reviser(con.vars, every, bits))
+
+    def _linear_rule(self, con: Linear):
+        """The reviser for a Linear, or None when a table of its pairs does better."""
+        values = self.comp.values
+        shift = _shift(con, values)
+        if shift is not None:
+            return _shift_reviser(*con.vars, shift)
+        if len(con.vars) == 2 and \
+                self.base[con.vars[0]].bit_count() * self.base[con.vars[1]].bit_count() \
+                <= PAIR_TABLE_MAX:
+            return None
+        if _is_count(con, values, self.base):
+            return _count_reviser(con, self.comp.vidx)
+        return _linear_reviser(con, values)
 
     def _pairs(self, con: Linear) -> Table:
         (x, y), (a, b) = con.vars, con.coeffs
@@ -404,39 +410,27 @@ class Propagation:
 
     def search(self, doms: list[int], lex: bool, limit: int, keep: int,
                deadline: float | None) -> Report:
+        """Depth first: each frame holds a state, its branching variable and the values left."""
         report = Report()
         doms = list(doms)
-        n, order, propagate = self.comp.n, self.order, self.propagate
-        if not propagate(doms, list(range(n))):
+        propagate, choose = self.propagate, self.choose
+        if not propagate(doms, list(range(self.comp.n))):
             report.backtracks = 1
             return report
         nodes = backtracks = 0
         stack: list[list] = []
         mask = CHECK_EVERY - 1
         var = 0
-        while True:
-            if lex:
-                while var < n and not doms[var] & (doms[var] - 1):
-                    var += 1
-                best = var if var < n else -1
-            else:
-                best, fewest = -1, 1 << 30
-                for v in order:
-                    d = doms[v]
-                    if d & (d - 1):
-                        size = d.bit_count()
-                        if size < fewest:
-                            best, fewest = v, size
-                            if size == 2:
-                                break
-            if best < 0:                       # every variable fixed: a solution
+        while not report.timed_out:
+            var = choose(doms, lex, var)
+            if var < 0:                        # every variable fixed: a solution
                 report.count += 1
                 if len(report.solutions) < keep:
                     report.solutions.append(tuple(d.bit_length() - 1 for d in doms))
                 if report.count >= limit:
                     break
             else:
-                stack.append([doms, best, doms[best]])
+                stack.append([doms, var, doms[var]])
             while stack:                       # the next value to try
                 top = stack[-1]
                 rest = top[2]
@@ -445,7 +439,7 @@ class Propagation:
                 if rest:
                     top[2] = rest
                     doms = top[0][:]
-                else:
+                else:                          # the last value reuses the frame's state
                     stack.pop()
                     doms = top[0]
                 var = top[1]
@@ -453,17 +447,33 @@ class Propagation:
                 nodes += 1
                 if not nodes & mask and timed_out(deadline):
                     report.timed_out = True
-                    stack.clear()
                     break
                 if propagate(doms, [var]):
                     break
                 backtracks += 1
             else:
                 break
-            if report.timed_out:
-                break
         report.nodes, report.backtracks = nodes, backtracks
         return report
+
+    def choose(self, doms: list[int], lex: bool, start: int) -> int:
+        """The variable to branch on, or -1 when all are fixed. ``lex``: the lowest
+        open one (none before ``start``, the last branching variable, is open)."""
+        if lex:
+            n = len(doms)
+            while start < n and not doms[start] & (doms[start] - 1):
+                start += 1
+            return start if start < n else -1
+        best, fewest = -1, 1 << 30
+        for v in self.order:
+            d = doms[v]
+            if d & (d - 1):
+                size = d.bit_count()
+                if size < fewest:
+                    best, fewest = v, size
+                    if size == 2:
+                        break
+        return best
 
 
 def _indices(d: int) -> list[int]:
