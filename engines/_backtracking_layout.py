@@ -105,19 +105,19 @@ class Layout:
             self.unit_part.append(unit_fields | bits_mask(others, T))
 
     def _tables(self) -> None:
-        """Per-candidate kill masks and single bits: stored when they fit."""
+        """Per-candidate kill masks and single bits: stored when they fit,
+        else kept once used (big shapes touch a small part of them)."""
         n, nv, W, T = self.nvars, self.nvalues, self.W, self.nbits
         ncand = n * nv
+        self.B0 = [1 << (cd // nv * W + cd % nv) for cd in range(ncand)]
         if ncand * T // 8 <= STORE_KILLS_BYTES:
             self.NK = [self._nkill(cd) for cd in range(ncand)]
-            self.B0 = [1 << (cd // nv * W + cd % nv) for cd in range(ncand)]
         else:
-            self.NK = _Computed(self._nkill)
-            self.B0 = _Computed(lambda cd: 1 << (cd // nv * W + cd % nv))
+            self.NK = _Kept(self._nkill, STORE_KILLS_BYTES // (T // 8))
         if T * T // 16 <= STORE_BITS_BYTES:
             self.BITS = [1 << p for p in range(T)]
         else:
-            self.BITS = _Computed(lambda p: 1 << p)
+            self.BITS = _Kept(lambda p: 1 << p, 2 * STORE_BITS_BYTES // (T // 8))
 
     def _nkill(self, cd: int) -> int:
         """``~kill``: placing candidate ``cd`` closes its fields and removes
@@ -139,12 +139,16 @@ class Layout:
         return tuple(out)
 
 
-class _Computed:
-    """A table too big to store: entries are computed on each lookup."""
-    __slots__ = ("fn",)
+class _Kept(dict):
+    """A table too big to store whole: entries are computed on first lookup
+    and kept (a hit costs a dict lookup), all dropped when ``cap`` are held."""
 
-    def __init__(self, fn):
-        self.fn = fn
+    def __init__(self, fn, cap: int):
+        super().__init__()
+        self.fn, self.cap = fn, cap
 
-    def __getitem__(self, key):
-        return self.fn(key)
+    def __missing__(self, key):
+        if len(self) >= self.cap:
+            self.clear()
+        value = self[key] = self.fn(key)
+        return value
