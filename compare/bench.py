@@ -102,7 +102,8 @@ def not_covered(tasks: pd.DataFrame, fast: str, cpsat: str) -> list[str]:
     """Puzzles CP-SAT solved and the backtracker did not."""
     def solved_by(engine: str) -> set[str]:
         return set(tasks.loc[(tasks["engine"] == engine) & tasks["solved"], "puzzle_id"])
-    return sorted(solved_by(cpsat) - solved_by(fast))
+    missing = solved_by(cpsat) - solved_by(fast)
+    return [pid for pid in dict.fromkeys(tasks["puzzle_id"]) if pid in missing]
 
 
 def overhead(run: dict) -> dict:

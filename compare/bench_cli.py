@@ -41,6 +41,7 @@ EASY = "kaggle_1m_first9999"
 GENERATED_16 = ("gen-16x16-easy.txt", "gen-16x16-hard.txt")    # the embedded default set
 ORDER = ("9x9", "lexfirst", "overhead", "big")
 FAST, CPSAT = "backtracking", "cpsat"
+PLOTS, PLOTTED = ("cactus.png", "scatter.png"), ("9x9", "big")     # shown in bench.md
 
 
 @dataclass(frozen=True)
@@ -268,9 +269,13 @@ def report(outcomes: list[Outcome], argv, total_s: float) -> str:
     return "\n".join(parts)
 
 
+def _plot_files(folder: Path) -> list[str]:
+    """The plots bench.md shows from a part (the two-engine parts, 9x9 and big)."""
+    return [name for name in PLOTS if (folder / name).exists()]
+
+
 def _plots(name: str, folder: Path) -> list[str]:
-    return [f"![{name} {p}]({name}/{p}.png)" for p in ("cactus", "scatter")
-            if (folder / f"{p}.png").exists()]
+    return [f"![{name} {png[:-4]}]({name}/{png})" for png in _plot_files(folder)]
 
 
 def _nine_section(data) -> list[str]:
@@ -335,7 +340,6 @@ def publish(out: Path, target: Path, outcomes: list[Outcome]) -> None:
     target.mkdir(parents=True, exist_ok=True)
     shutil.copy2(out / "bench.md", target / "bench.md")
     for o in outcomes:
-        for png in ("cactus.png", "scatter.png"):
-            if (o.folder / png).exists():
-                (target / o.part.name).mkdir(exist_ok=True)
-                shutil.copy2(o.folder / png, target / o.part.name / png)
+        for png in _plot_files(o.folder) if o.part.name in PLOTTED else ():
+            (target / o.part.name).mkdir(exist_ok=True)
+            shutil.copy2(o.folder / png, target / o.part.name / png)

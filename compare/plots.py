@@ -98,6 +98,7 @@ def scatter(tasks: pd.DataFrame, baseline: str | None, path: Path) -> Path | Non
         ax.set_title(f"{engine} vs {baseline}", fontsize="medium")
     for ax in list(axes.flat)[len(others):]:
         ax.axis("off")
-    fig.suptitle(f"Per-puzzle time against {baseline} (unsolved at the {limit:g} s limit)")
+    fig.suptitle(f"Per-puzzle time against {baseline} (unsolved at the {limit:g} s limit)",
+                 fontsize="medium")     # fits one 4.4-inch panel
     fig.savefig(path, dpi=110)
     return path
