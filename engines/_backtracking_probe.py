@@ -8,6 +8,11 @@ If that ends in a conflict, no solution holds the candidate and it is removed
 (failed-literal elimination). Removing only candidates that belong to no
 solution keeps ``count`` and ``lexfirst`` exact.
 
+Both probes of a two-candidate field together prove more: one of the two
+holds in every solution, so a candidate that neither branch leaves alive
+belongs to no solution, and a candidate both branches place belongs to all
+(dual probing, the "forcing chains" of Sudoku players).
+
 Probes also measure how much each candidate prunes. Where the search may pick
 its branching field (``first`` and ``count``), it takes the two-candidate
 field whose two branches prune most (the product of both reductions, as
@@ -59,14 +64,33 @@ def prober(layout, width: int):
     """``probe(X, placed, o, lo, y2)`` for a state at its singles fixpoint.
 
     Returns None when the state has no solution, a new ``(X, placed, 0)``
-    when probes removed candidates (the caller settles and probes again), or
-    ``(X, placed, flag)`` unchanged with ``flag`` the field to branch on (0
-    when no two-candidate field was probed).
+    when probes removed or placed candidates (the caller settles and probes
+    again), or ``(X, placed, flag)`` unchanged with ``flag`` the field to
+    branch on (0 when no two-candidate field was probed).
     """
     W1, RS = layout.W - 1, layout.RS
     MAP, NK, B0, BITS = layout.MAP, layout.NK, layout.B0, layout.BITS
     S, V, OFF = layout.S, layout.nvalues, layout.unit_bits
+    VARS = (1 << layout.unit_base) - 1      # the variable fields
+    VCANDS = VARS & ~layout.O                # ... without their flags
     settle = settler(layout)
+
+    def apply(X: int, placed: int, dead: int, both: int):
+        """Remove the candidates on the variable-field bits ``dead``, place
+        those on ``both``, then settle."""
+        while dead:
+            q = dead.bit_length() - 1
+            dead ^= BITS[q]
+            cd = MAP[q]
+            X &= ~(B0[cd] | OFF[cd // V] << (cd % V * S))
+        while both:
+            q = both.bit_length() - 1
+            both ^= BITS[q]
+            cd = MAP[q]
+            if X & B0[cd]:
+                X &= NK[cd]
+                placed |= B0[cd]
+        return settle(X, placed)
 
     def probe(X: int, placed: int, o: int, lo: int, y2: int):
         strip = y2
@@ -74,39 +98,41 @@ def prober(layout, width: int):
             strip &= strip - lo
         fields = o ^ (o & strip)          # flags of fields with 2..width candidates
         size = X.bit_count()
-        shrink = {}                       # candidate -> bits its placement removes
-        best, best_flag = -1, 0
-        failed = False
+        after = {}                        # candidate -> (X, placed) once it is placed
+        best, best_flag, changed = -1, 0, False
         while fields:
             flag = fields & -fields
             fields ^= flag
             base = flag.bit_length() - 1 - W1
             f = (X >> base) & RS
-            score, count = 1, 0
+            pair, score = [], 1
             while f:
                 k = f.bit_length() - 1
                 f ^= BITS[k]
                 cd = MAP[base + k]
-                count += 1
-                got = shrink.get(cd)
+                got = after.get(cd)
                 if got is None:
-                    b = B0[cd]
-                    after = settle(X & NK[cd], placed | b)
-                    if after is None:     # a failed literal: no solution holds cd
-                        X &= ~(b | OFF[cd // V] << (cd % V * S))
-                        settled = settle(X, placed)
-                        if settled is None:
-                            return None
-                        X, placed = settled
-                        size = X.bit_count()
-                        failed = True
+                    got = settle(X & NK[cd], placed | B0[cd])
+                    if got is None:       # a failed literal: no solution holds cd
+                        got = apply(X, placed, B0[cd], 0)
                         break
-                    got = shrink[cd] = size - after[0].bit_count()
-                score *= got + 1
+                    after[cd] = got
+                pair.append(got)
+                score *= size - got[0].bit_count() + 1
             else:
-                if count == 2 and score > best:
-                    best, best_flag = score, flag
-        if failed:
-            return X, placed, 0
-        return X, placed, best_flag
+                if len(pair) != 2:
+                    continue
+                (xa, pa), (xb, pb) = pair
+                dead = X & VCANDS & ~((xa & VARS) | pa | (xb & VARS) | pb)
+                both = pa & pb & ~placed
+                if not (dead or both):
+                    if score > best:
+                        best, best_flag = score, flag
+                    continue
+                got = apply(X, placed, dead, both)
+            if got is None:
+                return None
+            (X, placed), changed = got, True
+            size = X.bit_count()
+        return (X, placed, 0) if changed else (X, placed, best_flag)
     return probe
