@@ -13,6 +13,11 @@ least two candidates:
   where ``first`` and ``count`` branch (minimum remaining values over
   variables *and* over unit-value places, like Knuth's exact-cover choice).
 
+On big shapes (16 or more values, see ``Layout.probe``) each node also
+probes its small fields once singles are exhausted (``_backtracking_probe``):
+failed literals are removed, and ``first`` and ``count`` branch on the
+two-candidate field whose branches prune most.
+
 Branching on a field is exhaustive and exclusive because every field wants
 exactly one of its candidates, so ``count`` counts every solution once. With
 ``lex`` the search branches on the lowest open variable, values ascending;
