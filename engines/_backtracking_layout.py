@@ -121,7 +121,7 @@ class Layout:
         if T * T // 16 <= STORE_BITS_BYTES:
             self.BITS = [1 << p for p in range(T)]
         else:
-            self.BITS = _Kept(lambda p: 1 << p, 2 * STORE_BITS_BYTES // (T // 8))
+            self.BITS = _Computed(lambda p: 1 << p)
 
     def _nkill(self, cd: int) -> int:
         """``~kill``: placing candidate ``cd`` closes its fields and removes
@@ -141,6 +141,17 @@ class Layout:
             var, vi = divmod(q, W)
             out[var] = values[vi]
         return tuple(out)
+
+
+class _Computed:
+    """A table too big to store and seldom hit twice: computed per lookup."""
+    __slots__ = ("fn",)
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __getitem__(self, key):
+        return self.fn(key)
 
 
 class _Kept(dict):
