@@ -59,16 +59,17 @@ def per_source(tasks: pd.DataFrame, engine: str) -> pd.DataFrame:
 def ratio_table(tasks: pd.DataFrame, fast: str, cpsat: str) -> pd.DataFrame:
     """The 9x9 targets: fast against CP-SAT, mean and max, per dataset."""
     a, b = per_source(tasks, fast), per_source(tasks, cpsat)
-    table = pd.DataFrame({"dataset": a.index, "puzzles": a["puzzles"].to_numpy()})
-    table["fast_mean"], table["cpsat_mean"] = a["mean"].to_numpy(), b["mean"].reindex(a.index).to_numpy()
-    table["fast_max"], table["cpsat_max"] = a["max"].to_numpy(), b["max"].reindex(a.index).to_numpy()
+    b = b.reindex(a.index)
+    table = pd.DataFrame({"dataset": a.index, "puzzles": a["puzzles"].to_numpy(),
+                          "fast_mean": a["mean"].to_numpy(), "cpsat_mean": b["mean"].to_numpy(),
+                          "fast_max": a["max"].to_numpy(), "cpsat_max": b["max"].to_numpy()})
     table["mean_ratio"] = table["fast_mean"] / table["cpsat_mean"]
     table["max_ratio"] = table["fast_max"] / table["cpsat_max"]
     clean = a["unsolved"].to_numpy() == 0
     table["mean_pass"] = clean & (table["mean_ratio"] <= MEAN_TARGET)
     table["max_pass"] = clean & (table["max_ratio"] <= MAX_TARGET)
-    table["unsolved"] = [f"{x}/{y}" for x, y in
-                         zip(a["unsolved"], b["unsolved"].reindex(a.index).fillna(0).astype(int))]
+    others = b["unsolved"].fillna(0).astype(int)
+    table["unsolved"] = [f"{x}/{y}" for x, y in zip(a["unsolved"], others)]
     return table
 
 

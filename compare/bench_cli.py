@@ -119,20 +119,22 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     try:
         names = _part_names(args.parts)
-        out = Path(args.out) if args.out else run.REPORTS / datetime.now().strftime("bench-%Y%m%d-%H%M%S")
+        out = Path(args.out or run.REPORTS / datetime.now().strftime("bench-%Y%m%d-%H%M%S"))
         run._check_out(out, resume=False)
         files = _dataset_files(Path(args.datasets), names)
+        _make(out)
     except UsageError as err:
         print(f"error: {err}", file=sys.stderr)
         return BAD_USAGE
-    scale = _scale(args)
-    out.mkdir(parents=True, exist_ok=True)
     outcomes = []
-    for part in _parts(names, files, scale, out, args):
-        outcome = _run_part(part, out, args)
-        outcomes.append(outcome)
-        if outcome.code not in (0, 1):
-            return outcome.code
+    try:
+        for part in _parts(names, files, _scale(args), out, args):
+            outcomes.append(_run_part(part, out, args))
+            if outcomes[-1].code not in (0, 1):
+                return outcomes[-1].code
+    except KeyboardInterrupt:
+        print("\ninterrupted: the parts that finished are in their folders", file=sys.stderr)
+        return INTERRUPTED
     text = report(outcomes, argv, time.perf_counter() - started)
     (out / "bench.md").write_text(text, encoding="utf-8")
     if args.publish:
@@ -144,6 +146,14 @@ def main(argv: list[str] | None = None) -> int:
 
 
 # ----- what to run ------------------------------------------------------------------
+def _make(out: Path) -> None:
+    """The output folder (not linked as reports/latest: that is for comparison runs)."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"--out {out}: cannot create folder ({exc.strerror})") from None
+
+
 def _part_names(listed: str) -> list[str]:
     names = [n.strip() for n in listed.split(",") if n.strip()]
     unknown = [n for n in names if n not in ORDER]
@@ -154,6 +164,10 @@ def _part_names(listed: str) -> list[str]:
 
 def _dataset_files(folder: Path, names: list[str]) -> dict[str, Path]:
     """The public sets the chosen parts read; the first missing one is a usage error."""
+    if not folder.is_dir():
+        raise UsageError(f"{folder}: no such datasets folder; the benchmark needs the public "
+                         "Sudoku sets listed in README.md (Performance), pass their folder "
+                         "with --datasets DIR")
     stems = set()
     if {"9x9", "lexfirst"} & set(names):
         stems.update(NINE)
