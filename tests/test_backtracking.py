@@ -290,11 +290,11 @@ def test_pigeonhole_is_unsat():
         assert engine(variant).solve(Model(structure), "first").status == Status.UNSAT
 
 
-def test_unsupported_kind_and_bad_variant():
+def test_other_kinds_go_to_the_general_search_and_bad_variant():
     structure = Structure("test-linear", ("a", "b"), ((1, 2),) * 2,
                           (Linear((1, 1), (0, 1), "==", 3),))
-    result = engine("fast").solve(Model(structure), "first")
-    assert result.status == Status.UNSUPPORTED
+    result = engine("fast").solve(Model(structure), "count", limit=10)
+    assert result.status == Status.SOLVED and sorted(result.solutions) == [(1, 2), (2, 1)]
     with pytest.raises(EngineOptionError):
         get_engine("backtracking:variant=slow")
     assert get_engine("backtracking").label == "backtracking"
