@@ -35,7 +35,8 @@ from __future__ import annotations
 
 from ._backtracking_probe import prober
 
-STORE_KILLS_BYTES = 48 << 20   # above this, kill masks are computed per use
+STORE_KILLS_BYTES = 48 << 20   # above this, kill masks are computed on first use
+KEEP_KILLS_BYTES = 160 << 20   # ... and kept up to this (all of 25x25: 127 MB)
 STORE_BITS_BYTES = 8 << 20     # the single-bit table costs about T*T/16 bytes
 # Probing (``_backtracking_probe``) costs a singles fixpoint per small-field
 # candidate at every node. On 9x9 that makes forum_hardest puzzles 4x slower
@@ -117,7 +118,7 @@ class Layout:
         if ncand * T // 8 <= STORE_KILLS_BYTES:
             self.NK = [self._nkill(cd) for cd in range(ncand)]
         else:
-            self.NK = _Kept(self._nkill, STORE_KILLS_BYTES // (T // 8))
+            self.NK = _Kept(self._nkill, KEEP_KILLS_BYTES // (T // 8))
         if T * T // 16 <= STORE_BITS_BYTES:
             self.BITS = [1 << p for p in range(T)]
         else:
@@ -155,15 +156,16 @@ class _Computed:
 
 
 class _Kept(dict):
-    """A table too big to store whole: entries are computed on first lookup
-    and kept (a hit costs a dict lookup), all dropped when ``cap`` are held."""
+    """A table too big to build up front: entries are computed on first
+    lookup and kept (a hit costs a dict lookup) while fewer than ``cap`` are
+    held; past that, computed per lookup. Kept across puzzles of the shape."""
 
     def __init__(self, fn, cap: int):
         super().__init__()
         self.fn, self.cap = fn, cap
 
     def __missing__(self, key):
-        if len(self) >= self.cap:
-            self.clear()
-        value = self[key] = self.fn(key)
+        value = self.fn(key)
+        if len(self) < self.cap:
+            self[key] = value
         return value
