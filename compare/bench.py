@@ -167,7 +167,7 @@ def machine_lines() -> list[str]:
     """What the figures were measured on: they only mean something beside this."""
     versions = ", ".join(f"{name} {_version(name)}" for name in LIBRARIES)
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
-    return [f"date: {datetime.now().strftime('%Y-%m-%d %H:%M')}",
+    return [f"date: {datetime.now().strftime('%Y-%m-%d %H:%M')}; code: {_commit()}",
             f"machine: {_cpu_model()}, {os.cpu_count()} cores, {platform.platform()}",
             f"Python {platform.python_version()} ({platform.python_implementation()}); {versions}",
             f"load average (1, 5, 15 min) when the report was written: {load}"]
@@ -178,6 +178,22 @@ def _version(name: str) -> str:
         return importlib.metadata.version(name)
     except importlib.metadata.PackageNotFoundError:
         return "not installed"
+
+
+def _commit() -> str:
+    """The project's git commit, marked when files differ from it (engines change)."""
+    import subprocess
+    root = Path(__file__).resolve().parents[1]
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root,
+                              capture_output=True, text=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               cwd=root, capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return "unknown (no git)"
+    if not head:
+        return "unknown (not a git checkout)"
+    return f"git {head}" + (" with uncommitted changes" if dirty.strip() else "")
 
 
 def _cpu_model() -> str:
