@@ -56,7 +56,6 @@ on the structure is compiled once per ``structure.key``.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -64,6 +63,7 @@ from puzzles.model import (LINEAR_OPS, AllDifferent, Linear, Model, ModelError,
                            NotEqualOffset, Structure, Table)
 
 from ._backtracking_fast import Report
+from ._structure_cache import StructureCache
 from .base import timed_out
 
 CHECK_EVERY = 256          # nodes between deadline checks (a power of two)
@@ -154,12 +154,6 @@ class Compiled:
             if empty:
                 self.unsat = f"variable {structure.variables[empty[0]]} has an empty domain"
 
-    def matches(self, structure: Structure) -> bool:
-        mine = self.structure
-        return mine is structure or (
-            mine.variables == structure.variables and mine.domains == structure.domains
-            and mine.constraints == structure.constraints)
-
     def mask(self, var: int, allowed) -> int:
         """The bits of ``var``'s base domain whose values pass ``allowed``."""
         d, m = self.base[var], 0
@@ -190,20 +184,12 @@ class Compiled:
         return SeedChecks(self)
 
 
-_COMPILED: "OrderedDict[str, Compiled]" = OrderedDict()
+_COMPILED: StructureCache[Compiled] = StructureCache(Compiled, CACHE_SIZE)
 
 
 def compiled_for(structure: Structure) -> Compiled:
-    """The cached compilation for ``structure.key``, rebuilt if the key was reused."""
-    comp = _COMPILED.get(structure.key)
-    if comp is None or not comp.matches(structure):
-        comp = Compiled(structure)
-        _COMPILED[structure.key] = comp
-        if len(_COMPILED) > CACHE_SIZE:
-            _COMPILED.popitem(last=False)
-    else:
-        _COMPILED.move_to_end(structure.key)
-    return comp
+    """The cached compilation for ``structure``: built once per shape, not per puzzle."""
+    return _COMPILED.get(structure)
 
 
 @dataclass

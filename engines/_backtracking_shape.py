@@ -24,12 +24,12 @@ search, without touching the AllDifferent path.
 """
 from __future__ import annotations
 
-from collections import OrderedDict
 from functools import cached_property
 
 from puzzles.model import AllDifferent, Structure
 
 from ._backtracking_layout import Layout
+from ._structure_cache import StructureCache
 
 CACHE_SIZE = 16          # shapes kept; a run rarely mixes more than a few
 
@@ -103,25 +103,10 @@ class Shape:
         """Built on first use: the ``seed`` variant never needs it."""
         return Layout(self)
 
-    def matches(self, structure: Structure) -> bool:
-        """Whether this shape was built from ``structure`` (same key is not proof)."""
-        mine = self.structure
-        return mine is structure or (
-            mine.variables == structure.variables and mine.domains == structure.domains
-            and mine.constraints == structure.constraints)
 
-
-_SHAPES: "OrderedDict[str, Shape]" = OrderedDict()
+_SHAPES: StructureCache[Shape] = StructureCache(Shape, CACHE_SIZE)
 
 
 def shape_for(structure: Structure) -> Shape:
-    """The cached shape for ``structure.key``, rebuilt if the key was reused."""
-    shape = _SHAPES.get(structure.key)
-    if shape is None or not shape.matches(structure):
-        shape = Shape(structure)
-        _SHAPES[structure.key] = shape
-        if len(_SHAPES) > CACHE_SIZE:
-            _SHAPES.popitem(last=False)
-    else:
-        _SHAPES.move_to_end(structure.key)
-    return shape
+    """The cached shape for ``structure``: built once per shape, not per puzzle."""
+    return _SHAPES.get(structure)
