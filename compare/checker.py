@@ -178,8 +178,12 @@ _JUDGES = {AllDifferent: _all_different, Linear: _linear,
 
 
 # ----- engine results ------------------------------------------------------------
-def verify(puzzle, model, result, formulation: str | None = None) -> tuple[bool, str]:
+def verify(puzzle, model, result, formulation: str | None = None,
+           limit: int | None = None) -> tuple[bool, str]:
     """Whether an engine's ``Result`` holds up; the reason either way.
+
+    ``limit`` is the count mode's limit: a count above it breaks the contract
+    ``count = min(#solutions, limit)``, which no later step could notice.
 
     Unsatisfiable claims cannot be disproved here (the harness compares them
     across engines); they pass when they list no solution.
@@ -198,6 +202,8 @@ def verify(puzzle, model, result, formulation: str | None = None) -> tuple[bool,
         return False, "claims solved but lists no solution"
     if len(set(solutions)) != len(solutions):
         return False, "lists one solution twice"
+    if result.mode == "count" and limit is not None and (result.count or 0) > max(limit, 1):
+        return False, f"count {result.count} is above the limit {limit}"
     if result.mode == "count" and (result.count or 0) < len(solutions):
         return False, f"count {result.count} is below the {len(solutions)} solutions listed"
     for number, solution in enumerate(solutions, start=1):

@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from compare.store import DB_NAME, Store
+from compare.store import DB_NAME, Store, StoreError
 
 BAD_USAGE = 2
 
@@ -30,8 +30,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {Path(args.out) / DB_NAME}: no such results file", file=sys.stderr)
         return BAD_USAGE
     from compare.report import build_report
-    with Store(args.out) as store:
-        labels = set(store.frame()["engine"])
+    try:
+        with Store(args.out) as store:
+            labels = set(store.frame()["engine"])
+    except StoreError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return BAD_USAGE
     if args.baseline and args.baseline not in labels:
         print(f"error: --baseline {args.baseline} is not among the engines of this run "
               f"({', '.join(sorted(labels))})", file=sys.stderr)

@@ -22,7 +22,7 @@ from compare.executor import LocalExecutor
 from compare.runner import execute, puzzle_row
 from compare.solve_cli import UsageError
 from compare.solve_cli import _positive as positive
-from compare.store import Store
+from compare.store import Store, StoreError
 from compare.tasks import PuzzleRecord, build_tasks, sample_per_origin
 from puzzles.default_set import default_puzzle_files
 from puzzles.errors import PuzzleInputError
@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         plan = _plan(args)
-    except (UsageError, PuzzleInputError) as err:
+    except (UsageError, PuzzleInputError, StoreError) as err:
         print(f"error: {err}", file=sys.stderr)
         return BAD_USAGE
     try:
@@ -220,6 +220,8 @@ def default_engine_specs() -> list[str]:
 
 def _engines(listed: str | None) -> tuple[list[str], dict]:
     """Canonical labels of the engines, validated here so a typo costs nothing."""
+    if listed is not None and not _split(listed):
+        raise UsageError(f"--engines {listed!r}: no engine named")
     specs = _split(listed) or default_engine_specs()
     labels, identities = [], {}
     for spec in specs:

@@ -61,7 +61,7 @@ def result_row(task: Task, rec: PuzzleRecord, result: Result,
     puzzle = rec.puzzle
     verified, reason = _verdict(task, puzzle, result)
     status = result.status
-    if status in ANSWERED and result.total_s > task.timeout:
+    if status in ANSWERED and result.total_s > task.timeout and verified:
         reason = f"answered in {result.total_s:.2f} s, over the time limit; {reason}"
         status = Status.TIMEOUT
     answer = None
@@ -94,13 +94,13 @@ def _verdict(task: Task, puzzle, result: Result) -> tuple[bool, str]:
     function of puzzle, formulation and answer, so the same answer is judged
     once and the judgement reused (with four engines, three checks in four).
     """
-    key = (task.puzzle_id, task.formulation, task.mode, str(result.status), result.count,
-           tuple(map(tuple, result.solutions)))
+    key = (task.puzzle_id, task.formulation, task.mode, task.limit, str(result.status),
+           result.count, tuple(map(tuple, result.solutions)))
     found = _verdicts.get(key)
     if found is None:
         try:
             model = puzzle.to_model(task.formulation)
-            found = verify(puzzle, model, result, task.formulation)
+            found = verify(puzzle, model, result, task.formulation, task.limit)
         except Exception as exc:     # an answer the checker cannot even read is not verified
             found = (False, f"checker could not judge it: {type(exc).__name__}: {exc}")
         _verdicts[key] = found
@@ -120,6 +120,7 @@ def execute(tasks: list[Task], records: dict[str, PuzzleRecord], executor: Execu
     Returns timing figures; ``started`` (``perf_counter``) is when the workers
     were started, so the wall time includes their start-up.
     """
+    _verdicts.clear()        # keyed by puzzle id, which only names one puzzle within a run
     bar = _progress(len(tasks), progress)
     started = time.perf_counter() if started is None else started
     cpu, first, wrong, task_s = time.process_time(), None, 0, 0.0

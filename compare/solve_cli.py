@@ -140,7 +140,7 @@ def _solve_entry(entry, fmt, engine, args, many: bool) -> int:
     if status in NO_ANSWER:
         say(f"{where}{engine.label}: {status}{_detail(result)}")
         return ENGINE_FAILED
-    verified, reason = verify(puzzle, model, result, args.formulation)
+    verified, reason = verify(puzzle, model, result, args.formulation, args.limit)
     if not verified:
         say(f"{where}{engine.label} gave a wrong answer, not printed: {reason}")
         return ENGINE_FAILED

@@ -38,9 +38,19 @@ def _ddl(table: str, columns, extra: str) -> str:
     return f"CREATE TABLE IF NOT EXISTS {table} ({cols}, {extra})"
 
 
+class StoreError(ValueError):
+    """A results file that SQLite cannot read: named in one line, never a traceback."""
+
+
 class Store:
     def __init__(self, folder: Path | str):
         self.path = Path(folder) / DB_NAME
+        try:
+            self._open()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: not a readable results database ({exc})") from None
+
+    def _open(self) -> None:
         self.db = sqlite3.connect(self.path)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")

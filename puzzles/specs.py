@@ -119,12 +119,19 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+_KIND_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_-]+")   # two letters at least: not "C:"
+
+
 def is_spec(text: str) -> bool:
-    """A known kind name and ':' in front, and not an existing file's path."""
+    """``word:...`` that names no existing file.
+
+    An unknown word still counts, so a typo in the kind gets "unknown puzzle
+    kind" rather than a puzzling "cannot read" about a file nobody meant.
+    """
     if os.path.exists(text):
         return False
     kind, colon, _ = text.partition(":")
-    return bool(colon) and kind in kinds()
+    return bool(colon) and (kind in kinds() or _KIND_WORD.fullmatch(kind) is not None)
 
 
 def parse_spec(text: str) -> Spec:
@@ -133,7 +140,8 @@ def parse_spec(text: str) -> Spec:
     if not colon:
         raise PuzzleInputError(text, None, f"not a puzzle spec; expected KIND:ARG with KIND one of {known}")
     if kind not in kinds():
-        raise PuzzleInputError(text, None, f"unknown puzzle kind {kind!r} (known: {known})")
+        raise PuzzleInputError(text, None, f"unknown puzzle kind {kind!r} (known: {known}), "
+                               "and no file of that name")
     arg, *parts = rest.split(":")
     options, formulation = {}, None
     for i, part in enumerate(parts):

@@ -239,6 +239,12 @@ def test_inconsistent_results_are_not_verified(res, reason):
     assert verify(BOJ, MODEL, res) == (False, reason)
 
 
+def test_a_count_above_the_limit_is_not_verified():
+    res = result(Status.SOLVED, [BOJ_SOLVED], count=6, mode="count")
+    assert verify(BOJ, MODEL, res, limit=1) == (False, "count 6 is above the limit 1")
+    assert verify(BOJ, MODEL, res, limit=6)[0]
+
+
 def test_unsatisfiable_and_counts_are_verified_when_consistent():
     assert verify(BOJ, MODEL, result(Status.UNSAT))[0]
     assert verify(BOJ, MODEL, result(Status.UNSAT, count=0, mode="count"))[0]

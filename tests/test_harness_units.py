@@ -160,7 +160,32 @@ def test_a_malformed_answer_is_rejected_and_recorded_not_fatal():
     late = Result("x", "builtin", "builtin", "first", Status.SOLVED, solve_s=11.0,
                   solutions=[tuple(bogus.solutions[0])])
     late_row = result_row(task, rec, late, ("b", "v"))
-    assert late_row["status"] == "timeout" and late_row["verified"] is False   # still wrong
+    # a wrong answer stays wrong however late: counted once, as wrong, not as a timeout
+    assert late_row["status"] == "solved" and late_row["verified"] is False
+    right_but_late = Result("x", "builtin", "builtin", "first", Status.SOLVED, solve_s=11.0,
+                            solutions=[tuple(full_grid_of_boj())])
+    assert result_row(task, rec, right_but_late, ("b", "v"))["status"] == "timeout"
+
+
+def full_grid_of_boj():
+    from engines import get_engine
+    return get_engine("cpsat").solve(sudoku(BOJ).to_model()).solution
+
+
+def test_a_corrupt_results_file_is_one_line_and_exit_2(tmp_path, capsys):
+    from compare import report_cli, run
+    (tmp_path / "results.sqlite").write_text("not a database\n")
+    assert report_cli.main(["--out", str(tmp_path)]) == 2
+    assert run.main(["--resume", "--out", str(tmp_path), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and all("not a readable results database" in e for e in err)
+
+
+@pytest.mark.parametrize("listed", ["", ",,"])
+def test_an_empty_engine_list_is_bad_usage(listed, capsys):
+    from compare import run
+    assert run.main(["--engines", listed, "--quiet"]) == 2
+    assert "no engine named" in capsys.readouterr().err
 
 
 # ----- summary -----------------------------------------------------------------------------

@@ -26,7 +26,9 @@ def test_every_kind_registers_with_a_syntax_line():
 @pytest.mark.parametrize("text, expected", [
     ("queens:8", True), ("cryptarithm:SEND+MORE=MONEY", True), ("latin:5", True),
     (f"coloring:{PETERSEN}:colors=3", True),
-    ("queens", False), ("nosuchkind:8", False), ("puzzle.txt", False), ("-", False),
+    ("queens", False), ("puzzle.txt", False), ("-", False), ("C:puzzle.txt", False),
+    # an unknown kind is still a spec, so its error names the kind, not a missing file
+    ("nosuchkind:8", True),
 ])
 def test_is_spec(text, expected):
     assert specs.is_spec(text) is expected
