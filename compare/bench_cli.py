@@ -29,7 +29,7 @@ from pathlib import Path
 
 from compare import bench, run
 from compare.solve_cli import UsageError
-from compare.solve_cli import _positive as positive
+from compare.solve_cli import positive
 
 BAD_USAGE, INTERRUPTED = 2, 130
 REPO = Path(__file__).resolve().parents[1]

@@ -44,7 +44,7 @@ def check(puzzle, answer: Sequence) -> str | None:
     return rule(puzzle, answer)
 
 
-def _whole_numbers(values: Sequence, name: Callable[[int], str]) -> list[int] | str:
+def whole_numbers(values: Sequence, name: Callable[[int], str]) -> list[int] | str:
     """Values as ints, or the reason one is not a whole number."""
     out = []
     for i, value in enumerate(values):
@@ -67,7 +67,7 @@ def check_sudoku(puzzle, answer: Sequence) -> str | None:
     def name(i: int) -> str:
         return f"r{i // n + 1}c{i % n + 1}"
 
-    grid = _whole_numbers(answer, name)
+    grid = whole_numbers(answer, name)
     if isinstance(grid, str):
         return grid
     for i, value in enumerate(grid):
@@ -77,7 +77,7 @@ def check_sudoku(puzzle, answer: Sequence) -> str | None:
             return f"{name(i)} holds {value} (outside 1..{n})"
         if given[i] and given[i] != value:
             return f"{name(i)} changes given {given[i]} to {value}"
-    return _repeat_in_groups(_sudoku_groups(grid, n, box))
+    return repeat_in_groups(_sudoku_groups(grid, n, box))
 
 
 def _sudoku_groups(grid: list[int], n: int, box: int):
@@ -91,7 +91,7 @@ def _sudoku_groups(grid: list[int], n: int, box: int):
                                for i in range(box) for j in range(box)]
 
 
-def _repeat_in_groups(groups) -> str | None:
+def repeat_in_groups(groups) -> str | None:
     for label, values in groups:
         seen = set()
         for value in values:
@@ -111,7 +111,7 @@ def check_model(model, values: Sequence) -> str | None:
     names = structure.variables
     if len(values) != len(names):
         return f"wrong length: {len(values)} values for {len(names)} variables"
-    values = _whole_numbers(values, lambda i: names[i])
+    values = whole_numbers(values, lambda i: names[i])
     if isinstance(values, str):
         return values
     for var, (value, domain) in enumerate(zip(values, structure.domains)):

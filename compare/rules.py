@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from compare.checker import _repeat_in_groups, _whole_numbers, check_sudoku, register_rules
+from compare.checker import repeat_in_groups, whole_numbers, check_sudoku, register_rules
 
 
 def _values(answer, length: int, what: str, name) -> list[int] | str:
     if len(answer) != length:
         return f"wrong length: {len(answer)} values for {length} {what}"
-    return _whole_numbers(answer, name)
+    return whole_numbers(answer, name)
 
 
 def _out_of_range(values, low: int, high: int, name) -> str | None:
@@ -72,7 +72,7 @@ def check_latin(puzzle, answer) -> str | None:
             return f"{name(i)} changes given {given} to {value}"
     rows = ((f"row {r + 1}", grid[r * n:(r + 1) * n]) for r in range(n))
     cols = ((f"column {c + 1}", grid[c::n]) for c in range(n))
-    return _repeat_in_groups(rows) or _repeat_in_groups(cols)
+    return repeat_in_groups(rows) or repeat_in_groups(cols)
 
 
 def check_coloring(puzzle, answer) -> str | None:

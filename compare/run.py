@@ -21,7 +21,7 @@ import engines
 from compare.executor import LocalExecutor
 from compare.runner import execute, puzzle_row
 from compare.solve_cli import UsageError
-from compare.solve_cli import _positive as positive
+from compare.solve_cli import positive
 from compare.store import Store, StoreError
 from compare.tasks import PuzzleRecord, build_tasks, sample_per_origin
 from puzzles.default_set import default_puzzle_files

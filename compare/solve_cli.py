@@ -49,13 +49,13 @@ def build_parser() -> argparse.ArgumentParser:
                              "(default: backtracking; see `run_compare.py engines`)")
     parser.add_argument("--mode", choices=engines.MODES,
                         help="default: lexfirst for BOJ 2239 input, first otherwise")
-    parser.add_argument("--limit", type=_positive(int), default=2, metavar="N",
+    parser.add_argument("--limit", type=positive(int), default=2, metavar="N",
                         help="count mode: stop counting at N (default 2, a uniqueness check)")
     parser.add_argument("--format", choices=("auto", *FORMATS), default="auto",
                         help="input (and output) format; default: detected")
     parser.add_argument("--formulation", metavar="F",
                         help="model formulation, e.g. alldiff, pairwise, onehot for Sudoku")
-    parser.add_argument("--timeout", type=_positive(float), metavar="S",
+    parser.add_argument("--timeout", type=positive(float), metavar="S",
                         help="give up after S seconds (exit 3)")
     parser.add_argument("--puzzle", metavar="SPEC",
                         help="a puzzle spec such as queens:8 instead of FILE")
@@ -64,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _positive(kind):
+def positive(kind):
     def parse(text: str):
         try:
             value = kind(text)

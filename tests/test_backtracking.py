@@ -21,7 +21,7 @@ from engines.base import EngineOptionError, Status
 from puzzles.model import AllDifferent, Linear, Model, Structure
 from puzzles.sudoku import Sudoku
 
-DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+from compare.bench_cli import DATASETS  # noqa: E402  (one definition of where the sets live)
 VARIANTS = ("seed", "fast")
 
 BOJ_INPUT = ("103000509 002109400 000704000 300502006 060000050 "

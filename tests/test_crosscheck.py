@@ -37,7 +37,7 @@ from puzzles.sudoku import Sudoku, units
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "puzzles" / "samples"
-DATASETS = REPO.parent / "shared" / "datasets"
+from compare.bench_cli import DATASETS  # noqa: E402  (one definition of where the sets live)
 ALL_ENGINES = ("backtracking:variant=seed", "backtracking:variant=fast",
                "python-constraint", "cpsat")
 LIGHT_ENGINES = ("backtracking:variant=fast", "cpsat")

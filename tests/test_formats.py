@@ -17,7 +17,7 @@ from puzzles.loader import Entry, load_puzzles, parse_text
 from puzzles.sudoku import Sudoku
 
 SAMPLES = Path(__file__).resolve().parents[1] / "puzzles" / "samples"
-DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
+from compare.bench_cli import DATASETS  # noqa: E402  (one definition of where the sets live)
 BOJ2239 = (SAMPLES / "boj2239.txt").read_text()
 BOJ2580 = (SAMPLES / "boj2580.txt").read_text()
 
