@@ -183,9 +183,9 @@ def file_stem(path: str) -> str:
 
 
 def read_text(path: str) -> str:
-    """A puzzle file's text; undecodable bytes become U+FFFD and fail as stray characters."""
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        return fh.read()
+    """A puzzle file's text, read as Sudoku files are: binary data is one clear error."""
+    from .loader import read_text as read_puzzle_text   # loader imports specs: import late
+    return read_puzzle_text(path)
 
 
 def help_text() -> str:

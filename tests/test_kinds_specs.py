@@ -80,7 +80,7 @@ def test_bad_specs_get_one_line_errors(text, message):
     ("bad.col", b"p edge 3 1\ne 1 4\n", "coloring:{}:colors=2",
      r"bad\.col, line 2: edge vertex 4 out of range"),
     ("bad.killer", b"size 4\n3: r1c1 r9c9\n", "killer:{}", r"bad\.killer, line 2: cell r9c9 outside"),
-    ("bad.latin", b"1 2\n2 \xff\n", "latin:{}", r"bad\.latin, line 2: stray"),
+    ("bad.latin", b"1 2\n2 \xff\n", "latin:{}", r"bad\.latin, line 2: not UTF-8 text \(byte 0xff\)"),
 ])
 def test_a_bad_file_through_a_spec_names_the_file(tmp_path, file, content, spec, message):
     path = tmp_path / file
