@@ -57,6 +57,7 @@ def search(layout, X: int, placed: int, lex: bool, limit: int, keep: int,
     solutions = report.solutions
     nodes = backtracks = 0
     stack = []
+    earlier = {}                          # the last probe pass's results
     mask = 0 if probe else CHECK_EVERY - 1
     while True:
         while True:                       # propagate, then branch or give up
@@ -94,10 +95,11 @@ def search(layout, X: int, placed: int, lex: bool, limit: int, keep: int,
                 break
             flag = 0
             if probe is not None:
-                got = probe(X, placed, o, lo, y2)
+                got = probe(X, placed, o, lo, y2, earlier)
                 if got is None:
                     backtracks += 1
                     break
+                earlier = got[3]
                 if got[0] is not X:
                     X, placed = got[0], got[1]
                     continue
@@ -119,11 +121,11 @@ def search(layout, X: int, placed: int, lex: bool, limit: int, keep: int,
                 k = f.bit_length() - 1
                 f ^= BITS[k]
                 cands.append(MAP[base + k])
-            stack.append((X, placed, cands))
+            stack.append((X, placed, cands, earlier))
             break
         if not stack:
             break
-        X, placed, cands = stack[-1]
+        X, placed, cands, earlier = stack[-1]
         cd = cands.pop()
         if not cands:
             stack.pop()

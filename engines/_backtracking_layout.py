@@ -43,7 +43,7 @@ STORE_BITS_BYTES = 8 << 20     # the single-bit table costs about T*T/16 bytes
 # (fewer nodes, each far dearer); from 16 values on it cuts trees by orders of
 # magnitude (vu_kr 16x16: 80,000 nodes to none on its worst puzzle).
 PROBE_FROM_VALUES = 16         # shapes with this many values probe at every node
-PROBE_WIDTH = 3                # probe the candidates of fields this small
+PROBE_WIDTH = 2                # probe the candidates of fields this small
 
 
 def bits_mask(positions, nbits: int) -> int:

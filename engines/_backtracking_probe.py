@@ -22,6 +22,19 @@ Only fields with at most ``width`` candidates are probed: those are the
 candidates most likely to fail and the fields the search branches on. A pass
 costs one singles fixpoint per probed candidate, so the engine turns probing
 on only where nodes are expensive anyway (big shapes, see ``Layout``).
+
+Probes start from an ancestor's result. Singles to a fixpoint (``F``) only
+ever remove candidates, and fewer candidates never remove fewer, so for a
+state ``X'`` below an earlier state ``X`` the probe of ``c`` satisfies
+``F(X' + c) = F(X' & R)`` with ``R = F(X + c)`` the earlier result. The
+fixpoint from ``X' & R`` mostly needs one sweep instead of the whole chain of
+singles. It is a conflict outright when ``R`` placed a candidate ``X'`` has
+lost (that cell has no value left), and it is ``R`` itself when ``R`` lies
+within ``X'``. Nothing else can clash: a candidate missing from ``R`` was
+missing from ``X`` already or was removed by one of ``R``'s placements, so a
+placement of ``X'`` that ``R`` lacks would have removed one of those. Each
+node hands its last pass's results to its children; on 25x25 that halves the
+time per probe.
 """
 from __future__ import annotations
 
@@ -60,13 +73,36 @@ def settler(layout):
     return settle
 
 
-def prober(layout, width: int):
-    """``probe(X, placed, o, lo, y2)`` for a state at its singles fixpoint.
+def resumer(layout, settle):
+    """``outcome(cd, X, placed, earlier)``: ``settle`` after placing ``cd``,
+    started from ``earlier[cd]`` (a fixpoint at a state above) if there is one.
+    """
+    NK, B0 = layout.NK, layout.B0
 
-    Returns None when the state has no solution, a new ``(X, placed, 0)``
-    when probes removed or placed candidates (the caller settles and probes
-    again), or ``(X, placed, flag)`` unchanged with ``flag`` the field to
-    branch on (0 when no two-candidate field was probed).
+    def outcome(cd: int, X: int, placed: int, earlier: dict):
+        old = earlier.get(cd)
+        if old is None:
+            return settle(X & NK[cd], placed | B0[cd])
+        xr, pr = old
+        gained = pr & ~placed
+        if X & gained != gained:
+            return None                   # R placed a candidate X has lost
+        if X & xr == xr:
+            return old
+        return settle(X & xr, placed | pr)
+    return outcome
+
+
+def prober(layout, width: int):
+    """``probe(X, placed, o, lo, y2, earlier)`` for a state at its singles
+    fixpoint, ``earlier`` being the results of a pass at this state or above.
+
+    Returns None when the state has no solution, a new ``(X, placed, 0,
+    results)`` when probes removed or placed candidates (the caller settles
+    and probes again), or ``(X, placed, flag, results)`` unchanged with
+    ``flag`` the field to branch on (0 when no two-candidate field was
+    probed). ``results`` maps each probed candidate to its fixpoint, for the
+    next pass here or below.
     """
     W1, RS = layout.W - 1, layout.RS
     MAP, NK, B0, BITS = layout.MAP, layout.NK, layout.B0, layout.BITS
@@ -74,6 +110,7 @@ def prober(layout, width: int):
     VARS = (1 << layout.unit_base) - 1      # the variable fields
     VCANDS = VARS & ~layout.O                # ... without their flags
     settle = settler(layout)
+    outcome = resumer(layout, settle)
 
     def apply(X: int, placed: int, dead: int, both: int):
         """Remove the candidates on the variable-field bits ``dead``, place
@@ -92,7 +129,7 @@ def prober(layout, width: int):
                 placed |= B0[cd]
         return settle(X, placed)
 
-    def probe(X: int, placed: int, o: int, lo: int, y2: int):
+    def probe(X: int, placed: int, o: int, lo: int, y2: int, earlier: dict):
         strip = y2
         for _ in range(width - 1):
             strip &= strip - lo
@@ -112,7 +149,7 @@ def prober(layout, width: int):
                 cd = MAP[base + k]
                 got = after.get(cd)
                 if got is None:
-                    got = settle(X & NK[cd], placed | B0[cd])
+                    got = outcome(cd, X, placed, earlier)
                     if got is None:       # a failed literal: no solution holds cd
                         got = apply(X, placed, B0[cd], 0)
                         break
@@ -134,5 +171,5 @@ def prober(layout, width: int):
                 return None
             (X, placed), changed = got, True
             size = X.bit_count()
-        return (X, placed, 0) if changed else (X, placed, best_flag)
+        return (X, placed, 0, after) if changed else (X, placed, best_flag, after)
     return probe

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from compare.checker import check, check_model
 from engines import _backtracking_fast as fast
-from engines._backtracking_probe import prober
+from engines._backtracking_probe import prober, resumer, settler
 from engines._backtracking_shape import Shape
 from engines.base import Status
 from puzzles.model import Model
@@ -57,6 +57,55 @@ def test_probing_keeps_counts_and_lexfirst_exact(model, width):
     assert len(first) == min(1, len(truth))
     for solution in first:
         assert check_model(model, solution) is None
+
+
+def compare_resumed_probes(model: Model, rng: random.Random, steps: int = 4) -> int:
+    """Probe every candidate at a settled state, step one placement down, and
+    check that each probe resumed from those results equals a fresh probe.
+    Returns how many probes were compared."""
+    shape = Shape(model.structure)
+    state = None if shape.unsat_reason else fast.start(shape, model.givens)
+    if state is None or isinstance(state, str):
+        return 0
+    layout = shape.layout
+    NK, B0 = layout.NK, layout.B0
+    settle = settler(layout)
+    outcome = resumer(layout, settle)
+    top = settle(*state)
+    if top is None:
+        return 0
+    alive = [cd for cd in range(layout.nvars * layout.nvalues) if top[0] & B0[cd]]
+    earlier = {}
+    for cd in alive:
+        got = settle(top[0] & NK[cd], top[1] | B0[cd])
+        if got is not None:
+            earlier[cd] = got
+    compared = 0
+    for step in rng.sample(alive, min(steps, len(alive))):
+        below = earlier.get(step)
+        if below is None:
+            continue
+        for cd in alive:
+            if below[0] & B0[cd]:
+                fresh = settle(below[0] & NK[cd], below[1] | B0[cd])
+                assert outcome(cd, *below, earlier) == fresh
+                compared += 1
+    return compared
+
+
+@settings(max_examples=150, deadline=None)
+@given(small_models(), st.randoms(use_true_random=False))
+def test_probes_resumed_from_a_state_above_equal_fresh_probes(model, rng):
+    """A child's probe starts from its ancestor's result; it must reach the
+    very fixpoint (or conflict) a probe from scratch reaches."""
+    compare_resumed_probes(model, rng)
+
+
+def test_resumed_probes_on_9x9_and_16x16_puzzles():
+    rng = random.Random(5)
+    for n, fill in ((9, 0.3), (16, 0.5)):
+        model = random_puzzle(n, rng, fill).to_model()
+        assert compare_resumed_probes(model, rng, steps=40) > 50
 
 
 @pytest.mark.parametrize("width", [2, 3])
