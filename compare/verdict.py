@@ -114,8 +114,10 @@ def reproduce(puzzle: dict | None, engines: list[str], mode: str, limit: int,
               formulation: str | None) -> str:
     """A one-line shell command that runs the engines on this puzzle alone."""
     prefix = ""
-    if os.environ.get(PLUGIN_ENV):
-        prefix = f"{PLUGIN_ENV}={shlex.quote(os.environ[PLUGIN_ENV])} "
+    if os.environ.get(PLUGIN_ENV):            # plugin engines: import them as this run did
+        for name in (PLUGIN_ENV, "PYTHONPATH"):
+            if os.environ.get(name):
+                prefix += f"{name}={shlex.quote(os.environ[name])} "
     if puzzle is None:
         return "(puzzle not recorded)"
     extra = f" --mode {mode}" + (f" --limit {limit}" if mode == "count" else "")

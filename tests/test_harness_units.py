@@ -148,6 +148,19 @@ def test_reproduce_for_specs_and_plain_files(monkeypatch):
     assert cmd == "python run_compare.py --puzzles 'my cages.killer' --engines a,b --mode first"
 
 
+def test_reproduce_carries_the_plugin_modules_and_their_path(monkeypatch):
+    """A plugin engine outside the project only imports with the run's PYTHONPATH."""
+    monkeypatch.setenv(PLUGIN_ENV, "my_engines")
+    monkeypatch.setenv("PYTHONPATH", "/home/me/engine dir")
+    spec = {"text": "queens:8", "line": 0, "origin": "queens:8", "formulations": "alldiff"}
+    cmd = reproduce(spec, ["mine"], "first", 2, None)
+    assert cmd == (f"{PLUGIN_ENV}=my_engines PYTHONPATH='/home/me/engine dir' "
+                   "python run_compare.py solve --puzzle queens:8 --engine mine --mode first")
+    monkeypatch.delenv("PYTHONPATH")
+    assert reproduce(spec, ["mine"], "first", 2, None).startswith(
+        f"{PLUGIN_ENV}=my_engines python run_compare.py")
+
+
 # ----- rows -----------------------------------------------------------------------------
 def test_a_malformed_answer_is_rejected_and_recorded_not_fatal():
     rec = record("f:1", sudoku(BOJ))
