@@ -17,7 +17,6 @@ from compare.solve_cli import answer_text
 from compare.store import Store
 from compare.tasks import PuzzleRecord, Task
 from engines import Result, Status
-from puzzles.sudoku import Sudoku
 
 ANSWERED = (Status.SOLVED, Status.UNSAT)
 SHOUT_AT_MOST = 10     # wrong answers shouted while running; the report lists all
@@ -33,8 +32,9 @@ def puzzle_row(rec: PuzzleRecord) -> dict:
 
 def puzzle_text(rec: PuzzleRecord) -> str | None:
     """One line that names the puzzle on its own: a Sudoku line, or the spec."""
-    if isinstance(rec.puzzle, Sudoku):
-        return answer_text(rec.puzzle, rec.puzzle.grid, "line").strip()
+    text = rec.puzzle.one_line()
+    if text:
+        return text
     if rec.line == 0:
         return rec.origin
     return None

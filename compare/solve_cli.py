@@ -23,9 +23,8 @@ import threading
 import engines
 from compare.checker import NO_ANSWER, verify
 from puzzles.errors import PuzzleInputError
-from puzzles.formats import FORMATS, detect_format, format_grid
+from puzzles.formats import FORMATS, detect_format
 from puzzles.loader import STDIN, load_puzzles, parse_text, read_text
-from puzzles.sudoku import Sudoku
 
 SOLVED, NO_SOLUTION, BAD_INPUT, ENGINE_FAILED = 0, 1, 2, 3
 
@@ -169,12 +168,7 @@ def _detail(result) -> str:
 
 def answer_text(puzzle, values, fmt: str | None) -> str:
     """The answer as the input was written; other puzzles say it their own way."""
-    if isinstance(puzzle, Sudoku):
-        return format_grid(puzzle.with_values(values), fmt or "line")
-    if hasattr(puzzle, "format_answer"):
-        text = puzzle.format_answer(values)
-        return text if text.endswith("\n") else text + "\n"
-    return " ".join(map(str, values)) + "\n"
+    return puzzle.written(values, fmt)
 
 
 def solve_within(engine, model, mode: str, limit: int, timeout: float | None):

@@ -37,6 +37,25 @@ class Puzzle(ABC):
         """How many values are given (0 where the notion does not apply)."""
         return 0
 
+    # Kinds with several written forms (Sudoku's BOJ and line formats) list
+    # them here and take one as ``format_answer``'s ``fmt``.
+    formats: tuple[str, ...] = ()
+
+    def format_answer(self, answer) -> str:
+        """The decoded answer as the kind writes it; values on one line here."""
+        return " ".join(map(str, answer))
+
+    def written(self, answer, fmt: str | None = None) -> str:
+        """The answer in ``fmt`` where the kind has that form, else its own way;
+        newline-terminated."""
+        text = (self.format_answer(answer, fmt) if fmt in self.formats
+                else self.format_answer(answer))
+        return text if text.endswith("\n") else text + "\n"
+
+    def one_line(self) -> str | None:
+        """The puzzle as one line that reads back as itself, if the kind has one."""
+        return None
+
     def check_formulation(self, formulation: str | None) -> str:
         chosen = formulation or self.formulations[0]
         if chosen not in self.formulations:

@@ -24,7 +24,7 @@ from pathlib import Path
 from .errors import PuzzleInputError
 from .sudoku import Sudoku, units
 
-FORMATS = ("boj2239", "boj2580", "line")
+FORMATS = Sudoku.formats                  # ("boj2239", "boj2580", "line")
 SIDES = (4, 9, 16, 25)
 LINE_LENGTHS = {n * n: n for n in SIDES}
 VALUE_CHARS = "123456789ABCDEFGHIJKLMNOP"

@@ -176,6 +176,16 @@ class Sudoku(GridPuzzle):
         """The solved grid for an engine's solution (values in cell order)."""
         return Sudoku(self.n, tuple(values), self.name, self.source)
 
+    formats = ("boj2239", "boj2580", "line")
+
+    def format_answer(self, answer, fmt: str | None = None) -> str:
+        """The solved grid as the input was written (``line`` by default)."""
+        from .formats import format_grid     # formats reads Sudoku grids: import late
+        return format_grid(self.with_values(answer), fmt or "line")
+
+    def one_line(self) -> str:
+        return self.format_answer(self.grid, "line").strip()
+
     def rows(self) -> list[tuple[int, ...]]:
         n = self.n
         return [self.grid[r * n:(r + 1) * n] for r in range(n)]

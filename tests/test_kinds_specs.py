@@ -131,3 +131,18 @@ def test_the_walkthrough_kind_needs_no_other_file(walkthrough_kind):
         assert check(square, answer) is None
         assert square.format_answer(answer).count("\n") == 2
     assert check(square, tuple(range(1, 10))) is not None
+
+
+def test_answers_are_written_by_the_puzzle_in_the_input_format():
+    """solve and the harness ask the puzzle to write its answer: Sudoku in the
+    format it came in, other kinds their own way whatever that format was."""
+    from puzzles.queens import Queens
+    from puzzles.sudoku import Sudoku
+    grid = Sudoku(4, (1, 2, 3, 4, 3, 4, 1, 2, 2, 1, 4, 3, 4, 3, 2, 1))
+    assert grid.written(grid.grid, "boj2580").splitlines()[1] == "3 4 1 2"
+    assert grid.written(grid.grid, "boj2239").splitlines()[0] == "1234"
+    assert grid.written(grid.grid) == "1234341221434321\n"
+    assert grid.one_line() == "1234341221434321"
+    queens = Queens(4)
+    assert queens.written((2, 4, 1, 3), "boj2239") == queens.format_answer((2, 4, 1, 3)) + "\n"
+    assert queens.one_line() is None
