@@ -13,7 +13,6 @@ from datetime import datetime, timezone
 
 from compare.checker import verify
 from compare.executor import Executor
-from compare.solve_cli import answer_text
 from compare.store import Store
 from compare.tasks import PuzzleRecord, Task
 from engines import Result, Status
@@ -49,7 +48,7 @@ def answer_string(puzzle, values, formulation: str | None = None) -> str:
     """
     try:
         decoded = puzzle.decode(values, formulation)
-        text = answer_text(puzzle, decoded, "line").strip()
+        text = puzzle.written(decoded, "line").strip()
     except Exception:
         return " ".join(map(str, values))
     return " ".join(map(str, decoded)) if "\n" in text else text

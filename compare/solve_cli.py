@@ -153,7 +153,7 @@ def _solve_entry(entry, fmt, engine, args, many: bool) -> int:
         return NO_SOLUTION
     if mode != "count":
         values = puzzle.decode(result.solution, args.formulation)
-        print(answer_text(puzzle, values, fmt), end="")
+        print(puzzle.written(values, fmt), end="")
     return SOLVED
 
 
@@ -164,11 +164,6 @@ def _detail(result) -> str:
     if result.count:
         parts.append(f"{result.count} solutions counted before it stopped")
     return f" ({'; '.join(parts)})" if parts else ""
-
-
-def answer_text(puzzle, values, fmt: str | None) -> str:
-    """The answer as the input was written; other puzzles say it their own way."""
-    return puzzle.written(values, fmt)
 
 
 def solve_within(engine, model, mode: str, limit: int, timeout: float | None):

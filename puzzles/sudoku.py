@@ -159,6 +159,7 @@ class Sudoku(GridPuzzle):
 
     kind = "sudoku"
     formulations = ("alldiff", "pairwise", "onehot")
+    formats = ("boj2239", "boj2580", "line")       # written forms (puzzles.formats)
 
     def __post_init__(self):
         box_of_side(self.n)
@@ -175,8 +176,6 @@ class Sudoku(GridPuzzle):
     def with_values(self, values) -> "Sudoku":
         """The solved grid for an engine's solution (values in cell order)."""
         return Sudoku(self.n, tuple(values), self.name, self.source)
-
-    formats = ("boj2239", "boj2580", "line")
 
     def format_answer(self, answer, fmt: str | None = None) -> str:
         """The solved grid as the input was written (``line`` by default)."""
