@@ -22,7 +22,7 @@ from engines.base import Status
 from puzzles.model import Model
 from puzzles.sudoku import Sudoku
 
-from test_backtracking import (DATASETS, brute_force, dataset, engine, random_puzzle,
+from tests.test_backtracking import (DATASETS, brute_force, dataset, engine, random_puzzle,
                                small_models, two_solution_puzzle)
 
 
