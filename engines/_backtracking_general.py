@@ -60,7 +60,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from puzzles.model import (LINEAR_OPS, AllDifferent, Linear, Model, ModelError,
-                           NotEqualOffset, Structure, Table)
+                           NotEqualOffset, Structure, Table, merged_terms)
 
 from ._backtracking_fast import Report
 from ._structure_cache import StructureCache
@@ -92,7 +92,7 @@ def normalise(structure: Structure) -> tuple[list, str]:
             elif con.c == 0:
                 return [], f"{structure.variables[con.x]} != itself"
         elif isinstance(con, Linear):
-            lin = _merge_terms(con)
+            lin = merged_terms(con)
             if lin.vars:
                 kept.append(lin)
             elif not _compare(0, lin.op, lin.rhs):
@@ -105,17 +105,6 @@ def normalise(structure: Structure) -> tuple[list, str]:
                 return [], f"Table over {tuple(con.vars)} allows no tuple"
     return kept, ""
 
-
-def _merge_terms(con: Linear) -> Linear:
-    if con.op not in LINEAR_OPS:
-        raise ModelError(f"Linear with unknown operator {con.op!r}")
-    if len(con.coeffs) != len(con.vars):
-        raise ModelError(f"Linear with {len(con.coeffs)} coefficients for {len(con.vars)} variables")
-    merged: dict[int, int] = {}
-    for a, v in zip(con.coeffs, con.vars):
-        merged[v] = merged.get(v, 0) + a
-    terms = [(v, a) for v, a in merged.items() if a]
-    return Linear(tuple(a for _, a in terms), tuple(v for v, _ in terms), con.op, con.rhs)
 
 
 def _distinct_positions(con: Table) -> Table:

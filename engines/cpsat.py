@@ -17,13 +17,12 @@ number of solve calls.
 from __future__ import annotations
 
 import hashlib
-import operator
 import time
 from array import array
 from dataclasses import dataclass, field
 from typing import Any
 
-from puzzles.model import AllDifferent, Linear, Model, NotEqualOffset, Table
+from puzzles.model import OPERATORS, AllDifferent, Linear, Model, NotEqualOffset, Table
 
 from .base import Engine, EngineOptionError, Outcome, Status, KEEP_SOLUTIONS
 from .lexprobe import SearchTimeout, lexfirst_by_probes
@@ -42,12 +41,11 @@ def _add_all_different(cp, xs, con: AllDifferent) -> None:
     cp.add_all_different([xs[v] for v in con.vars])
 
 
-_COMPARE = {"==": operator.eq, "!=": operator.ne, "<=": operator.le, ">=": operator.ge}
 
 
 def _add_linear(cp, xs, con: Linear) -> None:
     total = cp_model.LinearExpr.weighted_sum([xs[v] for v in con.vars], list(con.coeffs))
-    cp.add(_COMPARE[con.op](total, con.rhs))
+    cp.add(OPERATORS[con.op](total, con.rhs))
 
 
 def _add_not_equal_offset(cp, xs, con: NotEqualOffset) -> None:

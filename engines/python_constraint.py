@@ -20,13 +20,13 @@ so even a single long search stops on time. ``backtracks`` stays 0.
 """
 from __future__ import annotations
 
-import operator
 import time
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any, Callable
 
-from puzzles.model import AllDifferent, Linear, Model, NotEqualOffset, Table
+from puzzles.model import (OPERATORS, AllDifferent, Linear, Model, NotEqualOffset, Table,
+                           merged_terms)
 
 from .base import KEEP_SOLUTIONS, Engine, Outcome, Status, timed_out
 from .lexprobe import SearchTimeout, lexfirst_by_probes
@@ -49,7 +49,6 @@ EFFORT_NOTE = ("nodes = values tried (counted by a pass-through constraint); "
                "backtracks not reported by the library")
 
 
-_COMPARE = {"==": operator.eq, "!=": operator.ne, "<=": operator.le, ">=": operator.ge}
 
 
 @dataclass(frozen=True)
@@ -86,12 +85,9 @@ def _linear(con: Linear) -> Piece:
     coefficients and values too; their forward checks run only when no
     unassigned term can be negative. ``!=`` has no library constraint.
     """
-    merged: dict[int, int] = {}
-    for k, v in zip(con.coeffs, con.vars):
-        merged[v] = merged.get(v, 0) + k
-    variables = tuple(v for v, k in merged.items() if k)
-    coeffs = tuple(merged[v] for v in variables)
-    compare, rhs = _COMPARE[con.op], con.rhs
+    merged = merged_terms(con)
+    variables, coeffs = merged.vars, merged.coeffs
+    compare, rhs = OPERATORS[con.op], con.rhs
 
     def holds(*values):
         return compare(sum(k * x for k, x in zip(coeffs, values)), rhs)

@@ -12,9 +12,10 @@ lexicographically smallest solution in that order.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import operator
+from dataclasses import dataclass
 from functools import cached_property
-from typing import Union
+from typing import Callable, Union
 
 
 @dataclass(frozen=True)
@@ -48,8 +49,10 @@ class Table:
 
 
 Constraint = Union[AllDifferent, Linear, NotEqualOffset, Table]
-CONSTRAINT_KINDS = (AllDifferent, Linear, NotEqualOffset, Table)
-LINEAR_OPS = ("==", "!=", "<=", ">=")
+# The one operator table: engines translate through it; the checker keeps its own.
+OPERATORS: dict[str, Callable[[object, object], object]] = {
+    "==": operator.eq, "!=": operator.ne, "<=": operator.le, ">=": operator.ge}
+LINEAR_OPS = tuple(OPERATORS)
 
 
 class ModelError(ValueError):
@@ -92,7 +95,6 @@ class Model:
     structure: Structure
     givens: tuple[tuple[int, int], ...] = ()
     name: str = ""
-    meta: dict = field(default_factory=dict, compare=False, hash=False)
 
     def domains(self) -> list[tuple[int, ...]]:
         """Base domains narrowed by the givens (a given outside its domain empties it)."""
@@ -100,9 +102,6 @@ class Model:
         for var, value in self.givens:
             doms[var] = (value,) if value in doms[var] else ()
         return doms
-
-    def given_map(self) -> dict[int, int]:
-        return dict(self.givens)
 
     def kinds(self) -> frozenset[type]:
         return self.structure.kinds()
@@ -113,3 +112,21 @@ def constraint_vars(con: Constraint) -> tuple[int, ...]:
     if isinstance(con, NotEqualOffset):
         return (con.x, con.y)
     return con.vars
+
+
+def merged_terms(con: Linear) -> Linear:
+    """The same constraint with each variable once and no zero coefficient.
+
+    Solvers that key bounds by variable (python-constraint's sums, bounds
+    propagation) count a repeated variable wrong, so engines merge first.
+    """
+    if con.op not in OPERATORS:
+        raise ModelError(f"Linear with unknown operator {con.op!r}")
+    if len(con.coeffs) != len(con.vars):
+        raise ModelError(
+            f"Linear with {len(con.coeffs)} coefficients for {len(con.vars)} variables")
+    merged: dict[int, int] = {}
+    for a, v in zip(con.coeffs, con.vars):
+        merged[v] = merged.get(v, 0) + a
+    terms = [(v, a) for v, a in merged.items() if a]
+    return Linear(tuple(a for _, a in terms), tuple(v for v, _ in terms), con.op, con.rhs)

@@ -15,14 +15,6 @@ from .model import AllDifferent, Linear, Model, NotEqualOffset, Structure
 BOX_SIZES = (2, 3, 4, 5)
 
 
-def side_for_cells(cells: int) -> int | None:
-    """The grid side whose square is ``cells``, if it is a supported size."""
-    for box in BOX_SIZES:
-        if box ** 4 == cells:
-            return box * box
-    return None
-
-
 def box_of_side(n: int) -> int:
     box = int(round(n ** 0.5))
     if box * box != n or box not in BOX_SIZES:
