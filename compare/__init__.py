@@ -1,5 +1,29 @@
-"""The harness: run engines on puzzles, check every answer, tabulate, report.
+"""csp-compare: run CSP engines on puzzles, check every answer, compare the engines.
 
-Steps, as in mzn-bench: run (``executor``, ``store``) -> check (``checker``,
-``verdict``) -> report (``summary``, ``plots``).
+The Python API (the command line is a thin layer over it)::
+
+    from compare import run_comparison
+    comparison = run_comparison(["queens:8"], ["backtracking", "cpsat"], mode="count",
+                                limit=100)
+    print(comparison.by_engine)
+
+Layers, each importing only the ones below it: ``cli`` -> ``api`` ->
+``reporting`` -> ``harness`` -> ``judge`` -> ``engines`` and ``puzzles``.
+The API names are resolved on first use, so ``import compare.cli`` for a
+quick ``solve`` does not pay for pandas and matplotlib.
 """
+from __future__ import annotations
+
+import importlib
+
+_API = {"Comparison", "Interrupted", "PluginError", "SettingsError", "WorkersFailed",
+        "open_comparison", "run_comparison"}
+__all__ = sorted(_API | {"load_plugins"})
+
+
+def __getattr__(name: str):
+    if name in _API:
+        return getattr(importlib.import_module("compare.api"), name)
+    if name == "load_plugins":
+        return importlib.import_module("compare.harness.plugins").load_plugins
+    raise AttributeError(f"module 'compare' has no attribute {name!r}")

@@ -2,14 +2,15 @@
 
 ``get_engine("cpsat:workers=8")`` builds an engine from a spec: a registered
 name, then ``:key=value`` options. Engines are imported lazily so a missing
-library only disables its own engine.
+library only disables its own engine. Engines from outside the repository
+call ``register`` when their module is imported (the harness imports the
+modules named in ``COMPARE_PLUGINS``).
 """
 from __future__ import annotations
 
 import importlib
-import os
 
-from .base import (MODES, Engine, EngineOptionError, Outcome, Result, Status,
+from .base import (ANSWERED, MODES, Engine, EngineOptionError, Outcome, Result, Status,
                    Unsupported)
 
 # name -> "module:Class"; third-party engines may be added with register().
@@ -18,8 +19,6 @@ _REGISTRY: dict[str, str] = {
     "python-constraint": "engines.python_constraint:PythonConstraintEngine",
     "cpsat": "engines.cpsat:CpSatEngine",
 }
-PLUGIN_ENV = "COMPARE_ENGINE_PLUGINS"   # comma-separated modules that call register()
-_plugins_loaded = False
 
 
 class UnknownEngine(ValueError):
@@ -31,22 +30,11 @@ def register(name: str, target: "str | type[Engine]") -> None:
     _REGISTRY[name] = target
 
 
-def _load_plugins() -> None:
-    global _plugins_loaded
-    if _plugins_loaded:
-        return
-    _plugins_loaded = True
-    for module in filter(None, os.environ.get(PLUGIN_ENV, "").split(",")):
-        importlib.import_module(module.strip())
-
-
 def names() -> list[str]:
-    _load_plugins()
     return list(_REGISTRY)
 
 
 def engine_class(name: str) -> type[Engine]:
-    _load_plugins()
     if name not in _REGISTRY:
         raise UnknownEngine(
             f"unknown engine {name!r} (known: {', '.join(_REGISTRY)})")
@@ -76,6 +64,22 @@ def get_engine(spec: str) -> Engine:
     return engine_class(name)(**options)
 
 
+def solution_counter(spec: str):
+    """``count_solutions(model, limit)`` on an engine, for the puzzle generator.
+
+    A result without an answer (timeout, error) raises: a generator that took
+    it for "no solution" would write puzzles that are not unique.
+    """
+    engine = get_engine(spec)
+
+    def count_solutions(model, limit: int) -> int:
+        result = engine.solve(model, "count", limit)
+        if result.status not in ANSWERED:
+            raise RuntimeError(f"{engine.label} could not count: {result.status} {result.message}")
+        return result.count or 0
+    return count_solutions
+
+
 def installed() -> dict[str, dict]:
     """Every registered engine: whether it is usable here, its version and modes."""
     table = {}
@@ -94,4 +98,4 @@ def installed() -> dict[str, dict]:
 
 __all__ = ["MODES", "Engine", "EngineOptionError", "Outcome", "Result", "Status",
            "Unsupported", "UnknownEngine", "register", "names", "engine_class",
-           "get_engine", "parse_spec", "installed"]
+           "get_engine", "parse_spec", "installed", "solution_counter"]

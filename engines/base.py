@@ -37,6 +37,12 @@ class Status(str, Enum):
         return self.value
 
 
+# The statuses that carry an answer the checker can judge; every other one is
+# unverified but never wrong.
+ANSWERED = (Status.SOLVED, Status.UNSAT)
+ANSWERED_WORDS = tuple(s.value for s in ANSWERED)   # as stored in tables
+
+
 class Unsupported(Exception):
     """Raised by an engine for a mode, option or constraint it cannot do correctly."""
 

@@ -24,7 +24,8 @@ from functools import lru_cache
 from .base import Puzzle
 from .errors import PuzzleInputError
 from .model import Model, NotEqualOffset, Structure, Table
-from .specs import Spec, file_stem, read_text, register_kind
+from .reading import read_text
+from .specs import Spec, file_stem, register_kind
 
 MAX_COLORS = 1000
 
@@ -131,8 +132,8 @@ def load_file(path: str, colors: int) -> Coloring:
     return Coloring(graph, colors, f"{stem}:colors={colors}", stem)
 
 
-@register_kind("coloring", "coloring:FILE.col:colors=K  DIMACS graph colouring with K colours "
-                           "(formulations pairwise, table)")
+@register_kind("coloring", "coloring:FILE.col:colors=K  DIMACS graph colouring with K colours",
+               formulations=Coloring.formulations)
 def load(spec: Spec) -> Coloring:
     spec.check_options("colors")
     path = spec.existing_file(".col file")

@@ -181,8 +181,8 @@ def from_text(text: str, source: str = "cryptarithm") -> Cryptarithm:
     return Cryptarithm(left, right)
 
 
-@register_kind("cryptarithm", "cryptarithm:SEND+MORE=MONEY  letters to distinct digits "
-                              "(formulations sum, columns)")
+@register_kind("cryptarithm", "cryptarithm:SEND+MORE=MONEY  letters to distinct digits",
+               formulations=Cryptarithm.formulations)
 def load(spec: Spec) -> Cryptarithm:
     spec.check_options()
     return from_text(spec.arg, spec.text)

@@ -22,12 +22,11 @@ from operator import itemgetter
 from pathlib import Path
 
 from .errors import PuzzleInputError
-from .sudoku import Sudoku, units
+from .sudoku import VALUE_CHARS, Sudoku, format_grid, units
 
 FORMATS = Sudoku.formats                  # ("boj2239", "boj2580", "line")
 SIDES = (4, 9, 16, 25)
 LINE_LENGTHS = {n * n: n for n in SIDES}
-VALUE_CHARS = "123456789ABCDEFGHIJKLMNOP"
 BOM = "\ufeff"
 BAD = 255   # the byte value a character outside the alphabet translates to
 
@@ -287,14 +286,3 @@ def cell_name(cell: int, n: int) -> str:
 
 
 # ----- writing -----------------------------------------------------------------
-def format_grid(sudoku: Sudoku, fmt: str) -> str:
-    """The grid in ``fmt``, newline-terminated; blanks are ``0`` (``.`` in ``line``)."""
-    if fmt == "line":
-        return "".join(VALUE_CHARS[v - 1] if v else "." for v in sudoku.grid) + "\n"
-    if fmt == "boj2239":
-        rows = ("".join(VALUE_CHARS[v - 1] if v else "0" for v in row) for row in sudoku.rows())
-    elif fmt == "boj2580":
-        rows = (" ".join(map(str, row)) for row in sudoku.rows())
-    else:
-        raise ValueError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
-    return "\n".join(rows) + "\n"

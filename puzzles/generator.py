@@ -14,7 +14,7 @@ import random
 from typing import Callable
 
 from .model import Model
-from .sudoku import Sudoku, box_of_side, units
+from .sudoku import Sudoku, box_of_side, format_grid, units
 
 CountSolutions = Callable[[Model, int], int]
 
@@ -87,7 +87,6 @@ def generate(n: int, count: int, clues: int | None, seed: int,
 def file_text(found: list[Sudoku], n: int, count: int, clues: int | None, seed: int,
               best_of: int = 1) -> str:
     """Puzzles one per line, under a comment naming the command that made them."""
-    from .formats import format_grid
     header = (f"# generated: python run_compare.py generate --size {n} --count {count}"
               + ("" if clues is None else f" --clues {clues}") + f" --seed {seed}"
               + (f" --best-of {best_of}" if best_of > 1 else "") + "\n")

@@ -26,7 +26,8 @@ from functools import lru_cache
 from .base import Puzzle
 from .errors import PuzzleInputError
 from .model import AllDifferent, Linear, Model, Structure
-from .specs import Spec, file_stem, read_text, register_kind
+from .reading import read_text
+from .specs import Spec, file_stem, register_kind
 from .sudoku import (BOX_SIZES, box_of_side, cell_names, grid_text, not_equal_pairs,
                      units)
 
@@ -190,7 +191,8 @@ def load_file(path: str) -> Killer:
     return read_killer(read_text(path), path)
 
 
-@register_kind("killer", "killer:FILE  Killer Sudoku from a cage file (formulations alldiff, pairwise)")
+@register_kind("killer", "killer:FILE  Killer Sudoku from a cage file",
+               formulations=Killer.formulations)
 def load(spec: Spec) -> Killer:
     spec.check_options()
     return load_file(spec.existing_file("cage file"))

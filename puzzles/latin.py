@@ -13,7 +13,8 @@ from functools import lru_cache
 
 from .errors import PuzzleInputError
 from .model import AllDifferent, Structure
-from .specs import Spec, file_stem, read_text, register_kind
+from .reading import read_text
+from .specs import Spec, file_stem, register_kind
 from .sudoku import GridPuzzle, cell_names, grid_text, not_equal_pairs, onehot_structure
 
 MAX_N = 64
@@ -126,8 +127,8 @@ def _check_givens(rows, source: str) -> None:
                 raise PuzzleInputError(source, lineno, f"value {v} twice in column {c + 1}")
 
 
-@register_kind("latin", "latin:N[:holes=K][:seed=S] or latin:FILE  Latin square completion "
-                        "(formulations alldiff, pairwise, onehot)")
+@register_kind("latin", "latin:N[:holes=K][:seed=S] or latin:FILE  Latin square completion",
+               formulations=LatinSquare.formulations)
 def load(spec: Spec) -> LatinSquare:
     if not spec.arg.isdigit():
         spec.check_options()

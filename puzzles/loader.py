@@ -9,18 +9,19 @@ from dataset files of 50,000 lines.
 from __future__ import annotations
 
 import gc
-import sys
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 from .base import Puzzle
 from .errors import PuzzleInputError
-from .formats import (FORMATS, check_givens, content_lines, decode_input,
+from .formats import (FORMATS, check_givens, content_lines,
                       detect_format, line_values, numbered_lines, parse_grid,
                       repeats_in_batch, source_stem, strip_comment)
+from .kinds import is_spec, load_spec
+from .reading import STDIN, read_text
 from .sudoku import Sudoku
 
-STDIN = "<stdin>"
+__all__ = ["STDIN", "Entry", "load_puzzles", "parse_text", "read_text"]
 
 
 @dataclass
@@ -41,37 +42,10 @@ class Entry:
 
 def load_puzzles(arg: str, fmt: str = "auto") -> list[Entry]:
     """Every puzzle named by ``arg``: a path, ``-`` for stdin, or a puzzle spec."""
-    specs = _specs_module()
-    if specs is not None and specs.is_spec(arg):
-        return [Entry(arg, 0, specs.load_spec(arg), None)]
+    if is_spec(arg):
+        return [Entry(arg, 0, load_spec(arg), None)]
     source = STDIN if arg == "-" else arg
     return parse_text(read_text(arg), source, fmt)
-
-
-def _specs_module():
-    """``puzzles.specs`` when it exists (issue 6 adds it); None otherwise."""
-    try:
-        import puzzles.specs as specs
-    except ModuleNotFoundError as exc:
-        if exc.name != "puzzles.specs":
-            raise
-        return None
-    return specs
-
-
-def read_text(arg: str) -> str:
-    """The decoded text of a file or (``-``) stdin; every failure is bad input."""
-    source = STDIN if arg == "-" else arg
-    try:
-        if arg == "-":
-            data = sys.stdin.buffer.read()
-        else:
-            with open(arg, "rb") as handle:
-                data = handle.read()
-    except OSError as exc:
-        reason = exc.strerror or type(exc).__name__
-        raise PuzzleInputError(source, None, f"cannot read: {reason}") from None
-    return decode_input(data, source)
 
 
 def parse_text(text: str, source: str, fmt: str = "auto") -> list[Entry]:

@@ -80,7 +80,8 @@ class Queens(Puzzle):
         return "\n".join([" ".join(map(str, answer))] + board)
 
 
-@register_kind("queens", "queens:N  N-Queens on an N x N board (formulations alldiff, pairwise)")
+@register_kind("queens", "queens:N  N-Queens on an N x N board",
+               formulations=Queens.formulations)
 def load(spec: Spec) -> Queens:
     spec.check_options()
     return Queens(spec.int_arg("board size N", 1, MAX_N))

@@ -6,15 +6,13 @@ are the kind's options; a trailing bare word picks the formulation, which then
 becomes the puzzle's default (the first of ``puzzle.formulations``). Parts are
 split on ':', so a spec cannot name a file whose path holds a ':'.
 
-Kinds register themselves: a module in ``puzzles/`` that calls
-``register_kind`` is imported the first time a spec is looked at, so a new
-puzzle kind is one new file and nothing else.
+Kinds register themselves with ``register_kind``; ``puzzles.kinds`` imports
+the built-in ones, and a plugin module (``COMPARE_PLUGINS``) registers its own
+when loaded, so a new puzzle kind is one file and nothing else.
 """
 from __future__ import annotations
 
-import importlib
 import os
-import pkgutil
 import re
 from dataclasses import dataclass, field
 from typing import Callable
@@ -23,7 +21,6 @@ from .base import Puzzle
 from .errors import PuzzleInputError
 
 _OPTION = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_MARKER = "register_kind("
 
 
 @dataclass(frozen=True)
@@ -74,55 +71,33 @@ class Kind:
     name: str
     syntax: str
     loader: Callable[[Spec], Puzzle]
+    formulations: tuple[str, ...] = ()
 
 
 _KINDS: dict[str, Kind] = {}
-_discovered = False
 
 
-def register_kind(name: str, syntax: str):
-    """Decorator for ``loader(spec: Spec) -> Puzzle``; ``syntax`` is the help line."""
+def register_kind(name: str, syntax: str, formulations: tuple[str, ...] = ()):
+    """Decorator for ``loader(spec: Spec) -> Puzzle``; ``syntax`` is the help line.
+
+    The built-in kinds are listed in ``puzzles.kinds``; a plugin module calls
+    this itself when it is loaded.
+    """
     def decorate(loader):
-        _KINDS[name] = Kind(name, syntax, loader)
+        _KINDS[name] = Kind(name, syntax, loader, tuple(formulations))
         return loader
     return decorate
 
 
-def _discover() -> None:
-    """Import every ``puzzles`` module that registers a kind (found by its source)."""
-    global _discovered
-    if _discovered:
-        return
-    _discovered = True
-    import puzzles
-    for info in pkgutil.iter_modules(puzzles.__path__):
-        if info.name.startswith("_") or info.name == "specs":
-            continue
-        path = os.path.join(info.module_finder.path, info.name + ".py")
-        try:
-            with open(path, encoding="utf-8") as fh:
-                registers = _MARKER in fh.read()
-        except OSError:
-            continue
-        if registers:
-            importlib.import_module(f"puzzles.{info.name}")
-
-
-def kinds() -> dict[str, Kind]:
-    _discover()
+def registered() -> dict[str, Kind]:
+    """Every kind registered so far, by name."""
     return dict(sorted(_KINDS.items()))
-
-
-def __getattr__(name: str):
-    if name == "KINDS":   # computed, so reading it triggers discovery
-        return kinds()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 _KIND_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_-]+")   # two letters at least: not "C:"
 
 
-def is_spec(text: str) -> bool:
+def looks_like_spec(text: str) -> bool:
     """``word:...`` that names no existing file.
 
     An unknown word still counts, so a typo in the kind gets "unknown puzzle
@@ -131,15 +106,15 @@ def is_spec(text: str) -> bool:
     if os.path.exists(text):
         return False
     kind, colon, _ = text.partition(":")
-    return bool(colon) and (kind in kinds() or _KIND_WORD.fullmatch(kind) is not None)
+    return bool(colon) and (kind in _KINDS or _KIND_WORD.fullmatch(kind) is not None)
 
 
 def parse_spec(text: str) -> Spec:
     kind, colon, rest = text.strip().partition(":")
-    known = ", ".join(kinds())
+    known = ", ".join(sorted(_KINDS))
     if not colon:
         raise PuzzleInputError(text, None, f"not a puzzle spec; expected KIND:ARG with KIND one of {known}")
-    if kind not in kinds():
+    if kind not in _KINDS:
         raise PuzzleInputError(text, None, f"unknown puzzle kind {kind!r} (known: {known}), "
                                "and no file of that name")
     arg, *parts = rest.split(":")
@@ -158,10 +133,10 @@ def parse_spec(text: str) -> Spec:
     return Spec(text, kind, arg.strip(), options, formulation)
 
 
-def load_spec(text: str) -> Puzzle:
+def load_registered(text: str) -> Puzzle:
     """The puzzle a spec names; any fault is a one-line ``PuzzleInputError``."""
     spec = parse_spec(text)
-    puzzle = kinds()[spec.kind].loader(spec)
+    puzzle = _KINDS[spec.kind].loader(spec)
     if spec.formulation is not None:
         puzzle = prefer_formulation(puzzle, spec.formulation, spec)
     return puzzle
@@ -180,14 +155,3 @@ def prefer_formulation(puzzle: Puzzle, formulation: str, spec: Spec) -> Puzzle:
 def file_stem(path: str) -> str:
     """A file's name without folder or extension: the ``source`` of file-based kinds."""
     return os.path.splitext(os.path.basename(path))[0]
-
-
-def read_text(path: str) -> str:
-    """A puzzle file's text, read as Sudoku files are: binary data is one clear error."""
-    from .loader import read_text as read_puzzle_text   # loader imports specs: import late
-    return read_puzzle_text(path)
-
-
-def help_text() -> str:
-    """One line per kind, for ``--help`` epilogues."""
-    return "\n".join(f"  {k.syntax}" for k in kinds().values())

@@ -171,7 +171,6 @@ class Sudoku(GridPuzzle):
 
     def format_answer(self, answer, fmt: str | None = None) -> str:
         """The solved grid as the input was written (``line`` by default)."""
-        from .formats import format_grid     # formats reads Sudoku grids: import late
         return format_grid(self.with_values(answer), fmt or "line")
 
     def one_line(self) -> str:
@@ -180,3 +179,19 @@ class Sudoku(GridPuzzle):
     def rows(self) -> list[tuple[int, ...]]:
         n = self.n
         return [self.grid[r * n:(r + 1) * n] for r in range(n)]
+
+
+VALUE_CHARS = "123456789ABCDEFGHIJKLMNOP"   # cell values as the files write them
+
+
+def format_grid(sudoku: Sudoku, fmt: str) -> str:
+    """The grid in ``fmt``, newline-terminated; blanks are ``0`` (``.`` in ``line``)."""
+    if fmt == "line":
+        return "".join(VALUE_CHARS[v - 1] if v else "." for v in sudoku.grid) + "\n"
+    if fmt == "boj2239":
+        rows = ("".join(VALUE_CHARS[v - 1] if v else "0" for v in row) for row in sudoku.rows())
+    elif fmt == "boj2580":
+        rows = (" ".join(map(str, row)) for row in sudoku.rows())
+    else:
+        raise ValueError(f"unknown format {fmt!r} (choose from {', '.join(Sudoku.formats)})")
+    return "\n".join(rows) + "\n"

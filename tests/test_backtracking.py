@@ -1,6 +1,6 @@
 """The backtracking engine: both variants, every mode, on Sudoku and on bare models.
 
-Answers are judged by the independent checker (``compare.checker``); small
+Answers are judged by the independent checker (``compare.judge.checker``); small
 models are also enumerated by brute force here, so counts and ``lexfirst``
 answers are compared with ground truth that shares nothing with the engine.
 """
@@ -14,14 +14,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compare.checker import check, check_model
+from compare.judge.checker import check, check_model
 from engines import get_engine
 from engines.backtracking import BacktrackingEngine
 from engines.base import EngineOptionError, Status
 from puzzles.model import AllDifferent, Linear, Model, Structure
 from puzzles.sudoku import Sudoku
 
-from compare.bench_cli import DATASETS  # noqa: E402  (one definition of where the sets live)
+from compare.cli.bench import DATASETS  # noqa: E402  (one definition of where the sets live)
 VARIANTS = ("seed", "fast")
 
 BOJ_INPUT = ("103000509 002109400 000704000 300502006 060000050 "

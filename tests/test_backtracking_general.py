@@ -1,7 +1,7 @@
 """The backtracker on models with Linear, NotEqualOffset and Table constraints.
 
 Ground truth is brute force: every assignment of the domains, judged by the
-independent checker (``compare.checker.check_model``), which shares nothing
+independent checker (``compare.judge.checker.check_model``), which shares nothing
 with the engine. Both variants run in every mode; the propagation of each
 kind is pinned down by models it must solve with no branching at all, and
 ``seed`` by the reference algorithm's node counts.
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from compare.checker import check_model
+from compare.judge.checker import check_model
 from engines import _backtracking_general as general
 from engines import get_engine
 from engines.backtracking import Translated

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compare.checker import check, check_model
+from compare.judge.checker import check, check_model
 from engines import _backtracking_fast as fast
 from engines._backtracking_probe import prober, resumer, settler
 from engines._backtracking_shape import Shape

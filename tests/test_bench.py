@@ -15,8 +15,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from compare import bench, bench_cli
-from compare.tasks import sample_per_origin
+from compare.reporting import bench
+from compare.cli import bench as bench_cli
+from compare.harness.tasks import sample_per_origin
 from puzzles.default_set import DATA
 from puzzles.generator import full_grid
 

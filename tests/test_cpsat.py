@@ -227,7 +227,7 @@ def test_lex_smaller_model_is_exact(engine, seed, blanks, pick):
         assert found in solutions and found < best
 
 
-# ----- issue 6's kinds -------------------------------------------------------
+# ----- the other puzzle kinds ------------------------------------------------
 # Values below 1, zero and negative: nothing may assume domains are 1..n.
 SIGNED = Structure("signed", ("a", "b", "c"), ((-2, -1, 0, 1, 2), (-2, 0, 2), (-1, 0, 1, 3)), (
     Linear((2, -1, 1), (0, 1, 2), "<=", 1),

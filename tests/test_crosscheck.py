@@ -6,7 +6,7 @@ without candidates and a wrong extra given that only search refutes); a few
 puzzles from ``../shared/datasets`` when it is there. On it, in every mode:
 
 * every engine gives the same status, and none times out or fails;
-* every solution passes the independent checker (``compare.checker.verify``);
+* every solution passes the independent checker (``compare.judge.checker.verify``);
 * counts agree, and where all solutions were listed, the lists agree;
 * ``lexfirst`` answers are identical.
 
@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from compare.checker import check_model, verify
+from compare.judge.checker import check_model, verify
 from engines import engine_class, get_engine
 from engines.base import KEEP_SOLUTIONS, Status
 from puzzles.formats import repeated_given
@@ -37,7 +37,7 @@ from puzzles.sudoku import Sudoku, units
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "puzzles" / "samples"
-from compare.bench_cli import DATASETS  # noqa: E402  (one definition of where the sets live)
+from compare.cli.bench import DATASETS  # noqa: E402  (one definition of where the sets live)
 ALL_ENGINES = ("backtracking:variant=seed", "backtracking:variant=fast",
                "python-constraint", "cpsat")
 LIGHT_ENGINES = ("backtracking:variant=fast", "cpsat")

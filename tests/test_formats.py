@@ -2,14 +2,12 @@
 from __future__ import annotations
 
 import sys
-import types
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import puzzles as puzzles_package
 from puzzles.errors import PuzzleInputError
 from puzzles.formats import (FORMATS, decode_input, detect_format, format_grid,
                              parse_grid)
@@ -17,7 +15,7 @@ from puzzles.loader import Entry, load_puzzles, parse_text
 from puzzles.sudoku import Sudoku
 
 SAMPLES = Path(__file__).resolve().parents[1] / "puzzles" / "samples"
-from compare.bench_cli import DATASETS  # noqa: E402  (one definition of where the sets live)
+from compare.cli.bench import DATASETS  # noqa: E402  (one definition of where the sets live)
 BOJ2239 = (SAMPLES / "boj2239.txt").read_text()
 BOJ2580 = (SAMPLES / "boj2580.txt").read_text()
 
@@ -270,13 +268,11 @@ def test_stdin_is_named_stdin(monkeypatch):
     assert entry.puzzle.source == "stdin"
 
 
-def test_specs_go_to_puzzles_specs(monkeypatch):
+def test_specs_go_to_the_kind_registry(monkeypatch):
     sudoku = Sudoku(4, (0,) * 16)
-    fake = types.ModuleType("puzzles.specs")
-    fake.is_spec = lambda arg: arg.startswith("toy:")
-    fake.load_spec = lambda arg: sudoku
-    monkeypatch.setitem(sys.modules, "puzzles.specs", fake)
-    monkeypatch.setattr(puzzles_package, "specs", fake, raising=False)
+    import puzzles.loader
+    monkeypatch.setattr(puzzles.loader, "is_spec", lambda arg: arg.startswith("toy:"))
+    monkeypatch.setattr(puzzles.loader, "load_spec", lambda arg: sudoku)
     assert load_puzzles("toy:4") == [Entry("toy:4", 0, sudoku, None)]
     assert load_puzzles("toy:4")[0].id == "toy:4"
 

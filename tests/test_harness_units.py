@@ -6,13 +6,14 @@ import math
 import pandas as pd
 import pytest
 
-from compare.executor import LocalExecutor
-from compare.runner import result_row
-from compare.store import COLUMNS, Store
-from compare.summary import choose_baseline, engine_table, in_order, per_task
-from compare.tasks import PuzzleRecord, Task, build_tasks, formulations_for, sample_per_origin
-from compare.verdict import findings, reproduce
-from engines import PLUGIN_ENV, Result, Status
+from compare.harness.executor import LocalExecutor
+from compare.harness.runner import result_row
+from compare.harness.store import COLUMNS, Store
+from compare.reporting.summary import choose_baseline, engine_table, in_order, per_task
+from compare.harness.tasks import PuzzleRecord, Task, build_tasks, formulations_for, sample_per_origin
+from compare.judge.verdict import findings, reproduce
+from compare.harness.plugins import PLUGIN_ENV, plugin_environment
+from engines import Result, Status
 from puzzles.generator import full_grid
 from puzzles.sudoku import Sudoku
 
@@ -137,8 +138,7 @@ def test_answers_must_agree_only_where_the_solution_is_determined():
     assert "unique" in findings(unique, PUZZLES)[0].detail
 
 
-def test_reproduce_for_specs_and_plain_files(monkeypatch):
-    monkeypatch.delenv(PLUGIN_ENV, raising=False)
+def test_reproduce_for_specs_and_plain_files():
     spec = {"text": "queens:8", "line": 0, "origin": "queens:8", "formulations": "alldiff,pairwise"}
     cmd = reproduce(spec, ["cpsat"], "count", 100, "pairwise")
     assert cmd == ("python run_compare.py solve --puzzle queens:8 --engine cpsat "
@@ -152,12 +152,14 @@ def test_reproduce_carries_the_plugin_modules_and_their_path(monkeypatch):
     """A plugin engine outside the project only imports with the run's PYTHONPATH."""
     monkeypatch.setenv(PLUGIN_ENV, "my_engines")
     monkeypatch.setenv("PYTHONPATH", "/home/me/engine dir")
+    monkeypatch.delenv("COMPARE_ENGINE_PLUGINS", raising=False)
+    env = plugin_environment()
     spec = {"text": "queens:8", "line": 0, "origin": "queens:8", "formulations": "alldiff"}
-    cmd = reproduce(spec, ["mine"], "first", 2, None)
+    cmd = reproduce(spec, ["mine"], "first", 2, None, env)
     assert cmd == (f"{PLUGIN_ENV}=my_engines PYTHONPATH='/home/me/engine dir' "
                    "python run_compare.py solve --puzzle queens:8 --engine mine --mode first")
     monkeypatch.delenv("PYTHONPATH")
-    assert reproduce(spec, ["mine"], "first", 2, None).startswith(
+    assert reproduce(spec, ["mine"], "first", 2, None, plugin_environment()).startswith(
         f"{PLUGIN_ENV}=my_engines python run_compare.py")
 
 
@@ -186,7 +188,7 @@ def full_grid_of_boj():
 
 
 def test_a_corrupt_results_file_is_one_line_and_exit_2(tmp_path, capsys):
-    from compare import report_cli, run
+    from compare.cli import report as report_cli, run
     (tmp_path / "results.sqlite").write_text("not a database\n")
     assert report_cli.main(["--out", str(tmp_path)]) == 2
     assert run.main(["--resume", "--out", str(tmp_path), "--quiet"]) == 2
@@ -196,7 +198,7 @@ def test_a_corrupt_results_file_is_one_line_and_exit_2(tmp_path, capsys):
 
 @pytest.mark.parametrize("listed", ["", ",,"])
 def test_an_empty_engine_list_is_bad_usage(listed, capsys):
-    from compare import run
+    from compare.cli import run
     assert run.main(["--engines", listed, "--quiet"]) == 2
     assert "no engine named" in capsys.readouterr().err
 

@@ -6,11 +6,11 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from compare.checker import check_model
-from compare.rules import check_coloring
+from compare.judge.checker import check_model
+from compare.judge.rules.coloring import check_coloring
 from puzzles.coloring import Coloring, Graph, read_col, structure
 from puzzles.model import NotEqualOffset, Table
-from puzzles.specs import load_spec
+from puzzles.kinds import load_spec
 from tests.test_kinds_support import (assert_engine_solves, assert_located_error,
                                       brute_solutions, engine_names)
 

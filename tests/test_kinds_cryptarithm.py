@@ -7,10 +7,10 @@ from itertools import permutations
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from compare.rules import check_cryptarithm
+from compare.judge.rules.cryptarithm import check_cryptarithm
 from puzzles.cryptarithm import Cryptarithm, Term, from_text, structure
 from puzzles.model import AllDifferent, Linear
-from puzzles.specs import load_spec
+from puzzles.kinds import load_spec
 from tests.test_kinds_support import (assert_engine_solves, assert_located_error,
                                       brute_solutions, cpsat_solutions, engine_names)
 

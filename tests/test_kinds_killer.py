@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from compare.checker import check_model
-from compare.rules import check_killer
+from compare.judge.checker import check_model
+from compare.judge.rules.killer import check_killer
 from puzzles.killer import Cage, Killer, random_cages, read_killer, solved_grid, structure
 from puzzles.model import AllDifferent, Linear, NotEqualOffset
-from puzzles.specs import load_spec
+from puzzles.kinds import load_spec
 from tests.test_kinds_support import (assert_engine_solves, assert_located_error,
                                       brute_solutions, cpsat_solutions, engine_names)
 

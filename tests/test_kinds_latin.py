@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from compare.rules import check_latin
+from compare.judge.rules.latin import check_latin
 from puzzles.latin import LatinSquare, generate, random_square, read_grid, structure
 from puzzles.model import AllDifferent, Linear, NotEqualOffset
-from puzzles.specs import load_spec
+from puzzles.kinds import load_spec
 from tests.test_kinds_support import (assert_engine_solves, assert_located_error,
                                       brute_solutions, cpsat_lexfirst, cpsat_solutions,
                                       engine_names)

@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from compare.checker import check_model
-from compare.rules import check_queens
+from compare.judge.checker import check_model
+from compare.judge.rules.queens import check_queens
 from puzzles.model import AllDifferent, Linear, NotEqualOffset
 from puzzles.queens import Queens, structure
 from tests.test_kinds_support import assert_engine_solves, brute_solutions, cpsat_solutions, engine_names

@@ -1,13 +1,15 @@
 """Puzzle specs: the kind registry, is_spec, load_spec and its one-line errors."""
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from puzzles import specs
+from puzzles import kinds as specs
 from puzzles.errors import PuzzleInputError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -16,7 +18,7 @@ PETERSEN = EXAMPLES / "petersen.col"
 
 
 def test_every_kind_registers_with_a_syntax_line():
-    kinds = specs.KINDS
+    kinds = specs.kinds()
     assert set(kinds) >= {"queens", "killer", "latin", "coloring", "cryptarithm"}
     for name, kind in kinds.items():
         assert kind.syntax.startswith(name + ":"), kind.syntax
@@ -98,39 +100,56 @@ def test_a_final_formulation_becomes_the_default():
     assert latin.formulations[0] == "onehot" and latin.clues == 13
 
 
-# ----- one new file is a new kind: the README walkthrough, run as written -----------
-def walkthrough_module() -> str:
+# ----- a kind in a folder of its own: the README example, run as written -------------
+def readme_plugin() -> str:
     readme = (ROOT / "README.md").read_text()
-    match = re.search(r"```python\n(# puzzles/magic_square\.py\n.*?)```", readme, re.S)
-    assert match, "README lost its puzzles/magic_square.py walkthrough"
+    match = re.search(r"```python\n(# magic_square\.py.*?)```", readme, re.S)
+    assert match, "README lost its magic_square.py plugin example"
     return match.group(1)
 
 
 @pytest.fixture
-def walkthrough_kind(tmp_path, monkeypatch):
-    """The README's example module, dropped into the puzzles package from a temp dir."""
-    import puzzles
-    (tmp_path / "magic_square.py").write_text(walkthrough_module())
-    monkeypatch.setattr(puzzles, "__path__", [*puzzles.__path__, str(tmp_path)])
-    monkeypatch.setattr(specs, "_discovered", False)
-    monkeypatch.setattr(specs, "_KINDS", dict(specs._KINDS))
-    yield
-    sys.modules.pop("puzzles.magic_square", None)
+def plugin_file(tmp_path):
+    folder = tmp_path / "my kinds"          # outside the repository, with a space
+    folder.mkdir()
+    path = folder / "magic_square.py"
+    path.write_text(readme_plugin())
+    return path
 
 
-def test_the_walkthrough_kind_needs_no_other_file(walkthrough_kind):
-    from compare.checker import check
-    from tests.test_kinds_support import cpsat_solutions
-    assert specs.is_spec("magic:3")
+def run_cli(*argv, plugin):
+    env = dict(os.environ, COMPARE_PLUGINS=str(plugin))
+    env.pop("COMPARE_ENGINE_PLUGINS", None)
+    return subprocess.run([sys.executable, str(ROOT / "run_compare.py"), *argv], cwd=plugin.parent,
+                          capture_output=True, text=True, timeout=120, env=env)
+
+
+def test_a_plugin_kind_from_its_own_folder_solves_lists_and_is_judged(plugin_file):
+    solved = run_cli("solve", "--puzzle", "magic:3", "--engine", "backtracking",
+                     plugin=plugin_file)
+    assert solved.returncode == 0, solved.stderr
+    square = list(map(int, solved.stdout.split()))
+    assert sorted(square) == list(range(1, 10)) and sum(square[:3]) == 15
+    listed = run_cli("kinds", plugin=plugin_file)
+    assert listed.returncode == 0
+    assert any(line.startswith("magic ") and "alldiff" in line
+               for line in listed.stdout.splitlines())
+
+
+def test_the_plugin_judge_rejects_what_its_model_would_let_through(plugin_file):
+    """The kind's own rules judge answers, not its model: a wrong answer is caught."""
+    from compare.harness.plugins import load_plugins
+    from compare.judge.checker import check
+    load_plugins([str(plugin_file)])
     square = specs.load_spec("magic:3")
-    model = square.to_model()
-    solutions = cpsat_solutions(model)
-    assert len(solutions) == 8          # the Lo Shu square and its 7 reflections/rotations
-    for values in solutions:
-        answer = square.decode(values)
-        assert check(square, answer) is None
-        assert square.format_answer(answer).count("\n") == 2
-    assert check(square, tuple(range(1, 10))) is not None
+    assert check(square, (2, 7, 6, 9, 5, 1, 4, 3, 8)) is None
+    assert "line sums differ" in check(square, (1, 2, 3, 4, 5, 6, 7, 8, 9))
+
+
+def test_a_missing_plugin_is_one_line_and_exit_2(tmp_path):
+    proc = run_cli("kinds", plugin=tmp_path / "nowhere.py")
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == f"error: plugin {tmp_path / 'nowhere.py'}: no such file"
 
 
 def test_answers_are_written_by_the_puzzle_in_the_input_format():

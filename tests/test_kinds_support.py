@@ -1,4 +1,4 @@
-"""Reference solvers for the issue-6 models, so the models are proven right
+"""Reference solvers for the non-Sudoku models, so the models are proven right
 before (and apart from) the project's engines.
 
 * ``brute_solutions``: plain depth-first search over a ``Model`` in variable
@@ -181,7 +181,7 @@ def engine_names(big: bool = False) -> list[str]:
 def assert_engine_solves(name, puzzle, formulation, mode="first", limit=2,
                          timeout=60.0):
     """Solve with an engine (or skip) and verify every solution; the result."""
-    from compare.checker import verify
+    from compare.judge.checker import verify
     model = puzzle.to_model(formulation)
     engine = engine_or_skip(name, model, mode)
     result = engine.solve(model, mode, limit, timeout)

@@ -131,7 +131,7 @@ def test_spent_deadline_is_a_timeout():
     assert result.status is Status.TIMEOUT
 
 
-# ----- issue 6's kinds: where the library's own constraints need care ----------
+# ----- the other puzzle kinds: where the library's own constraints need care ----------
 def one_model(domains, *constraints, givens=()) -> Model:
     names = tuple(f"x{i}" for i in range(len(domains)))
     return Model(Structure("t", names, tuple(map(tuple, domains)), constraints), givens)

@@ -1,6 +1,6 @@
 """``run_compare.py solve``: judge samples, modes, and every exit path.
 
-Most cases run ``compare.solve_cli.main`` in-process on the test-only engines of
+Most cases run ``compare.cli.solve.main`` in-process on the test-only engines of
 ``tests/fake_engines.py`` (``fake`` answers in static order with ascending
 values, so its ``lexfirst`` is right); a few run the real command line as a
 subprocess to prove the exit codes and the no-traceback promise end to end.
@@ -11,16 +11,14 @@ import io
 import os
 import subprocess
 import sys
-import types
 from pathlib import Path
 
 import pytest
 
 import engines
-import puzzles as puzzles_package
 import tests.fake_engines  # noqa: F401  (registers fake, fake-wrong, fake-sleep)
-from compare.checker import check
-from compare.solve_cli import main
+from compare.judge.checker import check
+from compare.cli.solve import main
 from engines import Outcome, Status
 from puzzles.base import Puzzle
 from puzzles.formats import parse_grid
@@ -229,11 +227,9 @@ class LabelledTrio(Trio):
 @pytest.mark.parametrize("puzzle, printed", [(Trio(), "3 1 2\n"),
                                              (LabelledTrio(), "a=3 b=1 c=2\n")])
 def test_puzzle_specs_print_their_own_answer(capsys, monkeypatch, puzzle, printed):
-    fake = types.ModuleType("puzzles.specs")
-    fake.is_spec = lambda arg: arg == "trio:3"
-    fake.load_spec = lambda arg: puzzle
-    monkeypatch.setitem(sys.modules, "puzzles.specs", fake)
-    monkeypatch.setattr(puzzles_package, "specs", fake, raising=False)
+    import puzzles.loader
+    monkeypatch.setattr(puzzles.loader, "is_spec", lambda arg: arg == "trio:3")
+    monkeypatch.setattr(puzzles.loader, "load_spec", lambda arg: puzzle)
     assert solve(capsys, monkeypatch, "--engine", "fake", "--mode", "lexfirst",
                  "--puzzle", "trio:3") == (0, printed, "")
 

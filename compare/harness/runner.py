@@ -11,13 +11,13 @@ import sys
 import time
 from datetime import datetime, timezone
 
-from compare.checker import verify
-from compare.executor import Executor
-from compare.store import Store
-from compare.tasks import PuzzleRecord, Task
+from compare.judge.checker import verify
+from compare.harness.executor import Executor
+from compare.harness.store import Store
+from compare.harness.tasks import PuzzleRecord, Task
 from engines import Result, Status
+from engines.base import ANSWERED
 
-ANSWERED = (Status.SOLVED, Status.UNSAT)
 SHOUT_AT_MOST = 10     # wrong answers shouted while running; the report lists all
 
 

@@ -1,12 +1,25 @@
-"""The benchmark's figures (issue 5), read from the results of its parts.
+"""The benchmark's figures, read from the results of its parts.
 
 Each part of ``run_compare.py bench`` is an ordinary comparison run with its
 own folder (results.sqlite, summary.md, plots), so every answer was checked
 and cross-checked there. This module turns the parts' per-task tables into the
-issue's questions and writes ``bench.md``.
+benchmark's targets and writes ``bench.md``.
 
-Definitions (also written into bench.md):
+The definitions are ``DEFINITIONS``, also written into bench.md.
+"""
+from __future__ import annotations
 
+import importlib.metadata
+import os
+import platform
+from datetime import datetime
+from pathlib import Path
+
+import pandas as pd
+
+from compare.reporting import summary
+
+DEFINITIONS = """\
 * time: ``total_s``, model build plus search, timed inside the worker;
 * a task without a verified answer (timeout, crash, error, wrong answer)
   counts at the time limit in means and maxima, a lower bound of its real
@@ -22,17 +35,6 @@ Definitions (also written into bench.md):
   stored; puzzle loading and worker warm-up included) <= 1.25 x (sum of task
   times / workers) + 5 s.
 """
-from __future__ import annotations
-
-import importlib.metadata
-import os
-import platform
-from datetime import datetime
-from pathlib import Path
-
-import pandas as pd
-
-from compare import summary
 
 MEAN_TARGET = 0.33
 MAX_TARGET = 1.0
@@ -207,4 +209,4 @@ def _cpu_model() -> str:
 
 
 def definitions() -> str:
-    return __doc__.split("Definitions (also written into bench.md):")[1].strip()
+    return DEFINITIONS.strip()

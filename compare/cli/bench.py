@@ -1,4 +1,4 @@
-"""``run_compare.py bench``: issue 5's benchmark, one comparison run per part, then bench.md.
+"""``run_compare.py bench``: the benchmark, one comparison run per part, then bench.md.
 
 Parts (run in this order; ``--parts`` picks some):
 
@@ -9,7 +9,7 @@ Parts (run in this order; ``--parts`` picks some):
 * ``big``: 16x16 and 25x25 (public sets plus generated ones), fast against
   CP-SAT; last, because it is the longest and its timeouts set its length.
 
-Each part goes through ``compare.run`` exactly as ``python run_compare.py``
+Each part goes through ``compare.cli.run`` exactly as ``python run_compare.py``
 would (its command is in its summary.md), so every answer is checked and
 cross-checked, and the results land in ``OUT/<part>/``. Exit codes: 0 every
 answer verified and the engines agree (targets that fail are reported, not
@@ -27,12 +27,18 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from compare import bench, run
-from compare.solve_cli import UsageError
-from compare.solve_cli import positive
+import engines
+from compare.api import Interrupted, run_comparison
+from compare.cli.common import Exit, OneLineParser, UsageError, positive, say
+from compare.harness.plan import SettingsError, WorkersFailed, check_out, reports_root
+from compare.harness.store import Store
+from compare.reporting import bench, summary
+from compare.reporting.report import build_report
+from puzzles.default_set import DATA
+from puzzles.generator import file_text, generate
 
-BAD_USAGE, INTERRUPTED = 2, 130
-REPO = Path(__file__).resolve().parents[1]
+BAD_USAGE, INTERRUPTED = Exit.USAGE, Exit.INTERRUPTED
+REPO = Path(__file__).resolve().parents[2]
 DATASETS = REPO.parent / "shared" / "datasets"
 NINE = ("norvig_easy50", "norvig_top95", "norvig_hardest", "royle_17clue_49158",
         "forum_hardest_1905_11plus")
@@ -79,9 +85,9 @@ class Outcome:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = OneLineParser(
         prog="run_compare.py bench",
-        description="Issue 5's benchmark: backtracking against CP-SAT on the public Sudoku "
+        description="The benchmark: backtracking against CP-SAT on the public Sudoku "
                     "sets, lexfirst, the harness overhead and 16x16/25x25 scaling; writes "
                     "OUT/bench.md. Exit codes: 0 all answers verified (targets are reported "
                     "PASS/FAIL), 1 a wrong answer or disagreement, 2 bad usage or a missing "
@@ -96,7 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--big-timeout", type=positive(float), metavar="S",
                    help=f"time limit per task in the big part (default {FULL.big_timeout:g} s)")
     p.add_argument("--workers", type=positive(int), default=2, metavar="N",
-                   help="worker processes (default 2, as the issue's figures)")
+                   help="worker processes (default 2)")
     p.add_argument("--repeat", type=positive(int), default=1, metavar="K",
                    help="run each 9x9 and lexfirst task K times and use the median "
                         "(steadier maxima on a busy machine; default 1)")
@@ -119,11 +125,11 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     try:
         names = _part_names(args.parts)
-        out = Path(args.out or run.REPORTS / datetime.now().strftime("bench-%Y%m%d-%H%M%S"))
-        run._check_out(out, resume=False)
+        out = Path(args.out or reports_root() / datetime.now().strftime("bench-%Y%m%d-%H%M%S"))
+        check_out(out, resume=False)
         files = _dataset_files(Path(args.datasets), names)
         _make(out)
-    except UsageError as err:
+    except (UsageError, SettingsError) as err:
         print(f"error: {err}", file=sys.stderr)
         return BAD_USAGE
     outcomes = []
@@ -209,12 +215,9 @@ def _parts(names, files, scale: Scale, out: Path, args) -> list[Part]:
 
 def _generated(scale: Scale, out: Path, args) -> tuple[str, ...]:
     """The embedded 16x16 puzzles, and 25x25 ones generated now (seeded) into OUT/inputs."""
-    from compare.generate_cli import counter
-    from puzzles.default_set import DATA
-    from puzzles.generator import file_text, generate
     count, clues = scale.gen25
     seed = args.seed + 1
-    found = generate(25, count, clues, seed, counter(FAST))
+    found = generate(25, count, clues, seed, engines.solution_counter(FAST))
     path = out / "inputs" / "gen-25x25.txt"
     path.parent.mkdir(exist_ok=True)
     path.write_text(file_text(found, 25, count, clues, seed, 1), encoding="utf-8")
@@ -222,31 +225,31 @@ def _generated(scale: Scale, out: Path, args) -> tuple[str, ...]:
 
 
 def _run_part(part: Part, out: Path, args) -> Outcome:
-    """One ordinary comparison run (``compare.run``), timed as a whole."""
+    """One ordinary comparison run through the Python API, timed as a whole."""
     folder = out / part.name
-    argv = ["--puzzles", *part.puzzles, "--engines", ",".join(part.engines),
-            "--mode", part.mode, "--timeout", f"{part.timeout:g}",
-            "--workers", str(args.workers), "--seed", str(args.seed), "--out", str(folder)]
-    if part.sample:
-        argv += ["--sample", str(part.sample)]
-    if part.repeat > 1:
-        argv += ["--repeat", str(part.repeat)]
-    if CPSAT in part.engines:
-        argv += ["--baseline", CPSAT]
-    if args.quiet:
-        argv.append("--quiet")
     print(f"\n== bench part {part.name}: {' '.join(part.engines)}, mode {part.mode}, "
           f"limit {part.timeout:g} s ==", file=sys.stderr)
     started = time.perf_counter()
-    code = run.main(argv)
+    try:
+        comparison = run_comparison(
+            part.puzzles, list(part.engines), mode=part.mode, timeout=part.timeout,
+            workers=args.workers, seed=args.seed, sample=part.sample, repeat=part.repeat,
+            out=folder, baseline=CPSAT if CPSAT in part.engines else None,
+            progress=not args.quiet, announce=not args.quiet,
+            command=f"python run_compare.py bench --parts {part.name}")
+    except Interrupted:
+        raise KeyboardInterrupt from None
+    except WorkersFailed as err:
+        say(f"error: bench part {part.name}: {err}")
+        return Outcome(part, Exit.FAILED, time.perf_counter() - started, folder)
+    clean = build_report(comparison.folder, comparison.baseline, args.quiet).clean
+    code = Exit.OK if clean else Exit.PROBLEMS
     return Outcome(part, code, time.perf_counter() - started, folder)
 
 
 # ----- bench.md ---------------------------------------------------------------------
 def _tasks(outcome: Outcome):
     """A part's tasks in the order its puzzles and engines were given, not finish order."""
-    from compare import summary
-    from compare.store import Store
     with Store(outcome.folder) as store:
         frame, runs, config = store.frame(), store.meta("runs", []), store.meta("config", {})
         puzzles = {pid: i for i, pid in enumerate(store.puzzles())}
@@ -261,7 +264,7 @@ def report(outcomes: list[Outcome], argv, total_s: float) -> str:
     data = {o.part.name: (o, *_tasks(o)) for o in outcomes}
     command = "python run_compare.py bench " + " ".join(
         shlex.quote(a) for a in (sys.argv[2:] if argv is None else argv))
-    parts = ["# Benchmark: backtracking against CP-SAT (issue 5)", "",
+    parts = ["# Benchmark: backtracking against CP-SAT", "",
              f"- command: `{command.strip()}`"]
     parts += [f"- {line}" for line in bench.machine_lines()]
     parts += [f"- benchmark time: {total_s:.0f} s in all ("

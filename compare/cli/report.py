@@ -7,17 +7,18 @@ answer or disagreement, 2 bad usage.
 """
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
-from compare.store import DB_NAME, Store, StoreError
+from compare.cli.common import Exit, OneLineParser
+from compare.harness.store import DB_NAME, Store, StoreError
+from compare.reporting.report import build_report
 
-BAD_USAGE = 2
+BAD_USAGE = Exit.USAGE
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="run_compare.py report",
         description="Rebuild summary.md, results.csv and the plots from a run's "
                     "SQLite file without running anything.")
@@ -29,7 +30,6 @@ def main(argv: list[str] | None = None) -> int:
     if not Store.exists(args.out):
         print(f"error: {Path(args.out) / DB_NAME}: no such results file", file=sys.stderr)
         return BAD_USAGE
-    from compare.report import build_report
     try:
         with Store(args.out) as store:
             labels = set(store.frame()["engine"])
@@ -40,4 +40,5 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: --baseline {args.baseline} is not among the engines of this run "
               f"({', '.join(sorted(labels))})", file=sys.stderr)
         return BAD_USAGE
-    return build_report(args.out, args.baseline, args.quiet)
+    report = build_report(args.out, args.baseline, args.quiet)
+    return Exit.OK if report.clean else Exit.PROBLEMS

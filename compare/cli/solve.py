@@ -15,30 +15,26 @@ Errors are one line on stderr, never a traceback.
 """
 from __future__ import annotations
 
-import argparse
 import signal
 import sys
 import threading
 
 import engines
-from compare.checker import NO_ANSWER, verify
+from compare.cli.common import Exit, OneLineParser, UsageError, positive, say
+from compare.judge.checker import NO_ANSWER, verify
 from puzzles.errors import PuzzleInputError
 from puzzles.formats import FORMATS, detect_format
 from puzzles.loader import STDIN, load_puzzles, parse_text, read_text
 
-SOLVED, NO_SOLUTION, BAD_INPUT, ENGINE_FAILED = 0, 1, 2, 3
-
-
-class UsageError(Exception):
-    """A request that cannot be carried out as given (exit 2)."""
+SOLVED, NO_SOLUTION, BAD_INPUT, ENGINE_FAILED = Exit.OK, Exit.NO_SOLUTION, Exit.USAGE, Exit.FAILED
 
 
 class HardTimeout(BaseException):
     """Raised from SIGALRM; a BaseException so ``Engine.solve`` cannot swallow it."""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+def build_parser() -> OneLineParser:
+    parser = OneLineParser(
         prog="run_compare.py solve",
         description="Solve one puzzle from FILE or stdin and print the answer in "
                     "the input's format. Exit codes: 0 solved, 1 no solution, "
@@ -63,19 +59,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def positive(kind):
-    def parse(text: str):
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"{text!r} must be positive")
-        return value
-    parse.__name__ = kind.__name__
-    return parse
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -92,15 +75,10 @@ def main(argv: list[str] | None = None) -> int:
         return BAD_INPUT
     except KeyboardInterrupt:
         say("interrupted")
-        return 130
+        return Exit.INTERRUPTED
     except Exception as exc:  # the promise: no traceback, whatever the input
         say(f"internal error: {type(exc).__name__}: {exc}")
         return ENGINE_FAILED
-
-
-def say(message: str) -> None:
-    """One line on stderr, even when the message spans several."""
-    print(" ".join(str(message).split()), file=sys.stderr)
 
 
 def _engine(spec: str):

@@ -12,14 +12,15 @@ import time
 from pathlib import Path
 
 import engines
+from compare.cli.common import Exit, OneLineParser
 from puzzles.default_set import regenerate
 from puzzles.generator import DEFAULT_CLUES, file_text, generate
 
-BAD_USAGE = 2
+BAD_USAGE = Exit.USAGE
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="run_compare.py generate",
         description="Generate unique Sudoku puzzles (random full grid, then givens "
                     "removed while the solution stays unique).")
@@ -41,22 +42,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def counter(spec: str):
-    """``count_solutions(model, limit)`` on an engine; a non-answer stops generation."""
-    engine = engines.get_engine(spec)
-
-    def count_solutions(model, limit: int) -> int:
-        result = engine.solve(model, "count", limit)
-        if str(result.status) not in ("solved", "unsatisfiable"):
-            raise RuntimeError(f"{engine.label} could not count: {result.status} {result.message}")
-        return result.count or 0
-    return count_solutions
-
-
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        count_solutions = counter(args.engine)
+        count_solutions = engines.solution_counter(args.engine)
     except (engines.UnknownEngine, engines.EngineOptionError, ImportError) as err:
         print(f"error: {err}", file=sys.stderr)
         return BAD_USAGE

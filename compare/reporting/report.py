@@ -6,17 +6,31 @@ report without running anything (mzn-bench style separate steps).
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from compare import plots, summary
-from compare.store import COLUMNS, Store
-from compare.verdict import findings
+from compare.reporting import plots
+from compare.reporting import summary
+from compare.harness.store import COLUMNS, Store
+from compare.judge.verdict import findings
 
-CLEAN, FOUND_PROBLEMS = 0, 1
 
 
-def build_report(folder: Path | str, baseline: str | None = None, quiet: bool = False) -> int:
-    """Write every report file; print the summary; 1 if any wrong answer or disagreement."""
+@dataclass
+class Report:
+    """What a report found: the command line turns it into an exit code."""
+    folder: Path
+    problems: list = field(default_factory=list)      # wrong answers and disagreements
+    failures: dict = field(default_factory=dict)      # (engine, status) -> tasks errored/crashed
+    empty: bool = False
+
+    @property
+    def clean(self) -> bool:
+        return not self.problems
+
+
+def build_report(folder: Path | str, baseline: str | None = None, quiet: bool = False) -> Report:
+    """Write every report file and print the summary."""
     folder = Path(folder)
     with Store(folder) as store:
         frame = store.frame()
@@ -26,14 +40,14 @@ def build_report(folder: Path | str, baseline: str | None = None, quiet: bool = 
         runs = store.meta("runs", [])
     if frame.empty:
         print(f"{folder}: no results yet", file=sys.stderr)
-        return CLEAN
+        return Report(folder, empty=True)
     tasks = summary.per_task(frame)
     base = summary.choose_baseline(tasks, baseline or config.get("baseline"))
     order = {"engine": config.get("engines_run", []),
              "source": [p["source"] for p in puzzles.values()]}
     by_engine = summary.in_order(summary.engine_table(tasks, base), order)
     by_source = summary.in_order(summary.engine_table(tasks, base, by=["source"]), order)
-    problems = findings(frame, puzzles)
+    problems = findings(frame, puzzles, config.get("plugin_env"))
     _export(frame, folder)
     pictures = [p for p in (plots.cactus(tasks, folder / "cactus.png"),
                             plots.scatter(tasks, base, folder / "scatter.png")) if p]
@@ -43,17 +57,21 @@ def build_report(folder: Path | str, baseline: str | None = None, quiet: bool = 
     if not quiet:
         _print(by_engine, by_source, base, folder, runs)
     _print_problems(problems)
-    _print_failures(frame)
-    return FOUND_PROBLEMS if problems else CLEAN
+    failures = _failures(frame)
+    _print_failures(failures)
+    return Report(folder, problems, failures)
 
 
-def _print_failures(frame) -> None:
-    """Errors and crashes are no wrong answers (exit 0), but they must not go unseen."""
+def _failures(frame) -> dict:
     failed = frame[frame["status"].isin(["error", "crashed"])]
-    if failed.empty:
+    return {key: int(n) for key, n in failed.groupby(["engine", "status"]).size().items()}
+
+
+def _print_failures(failures: dict) -> None:
+    """Errors and crashes are no wrong answers, but they must not go unseen."""
+    if not failures:
         return
-    counts = failed.groupby(["engine", "status"]).size()
-    listed = ", ".join(f"{engine} {status} x{n}" for (engine, status), n in counts.items())
+    listed = ", ".join(f"{engine} {status} x{n}" for (engine, status), n in failures.items())
     print(f"note: tasks without an answer: {listed} (see 'message' in results.csv)",
           file=sys.stderr)
 
@@ -133,5 +151,5 @@ def _markdown(config, frame, by_engine, by_source, base, problems, skipped, pict
     if pictures:
         parts += ["## Plots", ""]
         parts += [f"![{p.stem}]({p.name})" for p in pictures] + [""]
-    parts += ["## Definitions", "", summary.__doc__.split("Definitions (also written into summary.md):")[1].strip(), ""]
+    parts += ["## Definitions", "", summary.DEFINITIONS.strip(), ""]
     return "\n".join(parts)

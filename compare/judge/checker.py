@@ -6,7 +6,7 @@ in the model or in an engine's translation shows up as a rejected answer.
 
 Two judges agree on a good answer:
 
-* ``check(puzzle, answer)``: the puzzle's own rules (``RULES`` by kind),
+* ``check(puzzle, answer)``: the puzzle's own rules (the rulebook's judge for its kind),
   applied to the decoded answer (the grid, for Sudoku);
 * ``check_model(model, values)``: every constraint of the CSP model, the
   domains and the givens, evaluated directly.
@@ -18,19 +18,14 @@ harness counts it apart and never calls it a disagreement.
 from __future__ import annotations
 
 import operator
-from math import isqrt
-from typing import Callable, Sequence
+from typing import Sequence
 
+from compare.judge.rulebook import rules_for, whole_numbers
+from compare.judge.rules import BUILTIN  # noqa: F401  (registers the built-in judges)
+from engines.base import ANSWERED, Status
 from puzzles.model import AllDifferent, Linear, NotEqualOffset, Table
 
-Rule = Callable[[object, Sequence[int]], "str | None"]
-RULES: dict[str, Rule] = {}
-NO_ANSWER = ("timeout", "error", "unsupported", "crashed")
-
-
-def register_rules(kind: str, fn: Rule) -> None:
-    """Judge answers of puzzles whose ``kind`` is ``kind`` with ``fn``."""
-    RULES[kind] = fn
+NO_ANSWER = tuple(str(s) for s in Status if s not in ANSWERED)
 
 
 def check(puzzle, answer: Sequence) -> str | None:
@@ -38,70 +33,10 @@ def check(puzzle, answer: Sequence) -> str | None:
 
     Kinds without rules of their own are judged on their default model.
     """
-    rule = RULES.get(puzzle.kind)
+    rule = rules_for(puzzle.kind)
     if rule is None:
         return check_model(puzzle.to_model(), answer)
     return rule(puzzle, answer)
-
-
-def whole_numbers(values: Sequence, name: Callable[[int], str]) -> list[int] | str:
-    """Values as ints, or the reason one is not a whole number."""
-    out = []
-    for i, value in enumerate(values):
-        try:
-            out.append(operator.index(value))
-        except TypeError:
-            return f"{name(i)} holds {value!r} (not a whole number)"
-    return out
-
-
-# ----- Sudoku, from first principles ---------------------------------------
-def check_sudoku(puzzle, answer: Sequence) -> str | None:
-    n, given = puzzle.n, puzzle.grid
-    if len(answer) != n * n:
-        return f"wrong length: {len(answer)} values for {n * n} cells"
-    box = isqrt(n)
-    if box * box != n:
-        return f"side {n} is not a square"
-
-    def name(i: int) -> str:
-        return f"r{i // n + 1}c{i % n + 1}"
-
-    grid = whole_numbers(answer, name)
-    if isinstance(grid, str):
-        return grid
-    for i, value in enumerate(grid):
-        if value == 0:
-            return f"{name(i)} holds 0 (blank)"
-        if not 1 <= value <= n:
-            return f"{name(i)} holds {value} (outside 1..{n})"
-        if given[i] and given[i] != value:
-            return f"{name(i)} changes given {given[i]} to {value}"
-    return repeat_in_groups(_sudoku_groups(grid, n, box))
-
-
-def _sudoku_groups(grid: list[int], n: int, box: int):
-    for r in range(n):
-        yield f"row {r + 1}", grid[r * n:(r + 1) * n]
-    for c in range(n):
-        yield f"column {c + 1}", grid[c::n]
-    for b in range(n):
-        top, left = (b // box) * box, (b % box) * box
-        yield f"box {b + 1}", [grid[(top + i) * n + left + j]
-                               for i in range(box) for j in range(box)]
-
-
-def repeat_in_groups(groups) -> str | None:
-    for label, values in groups:
-        seen = set()
-        for value in values:
-            if value in seen:
-                return f"{label} repeats {value}"
-            seen.add(value)
-    return None
-
-
-register_rules("sudoku", check_sudoku)
 
 
 # ----- any model -------------------------------------------------------------
@@ -213,10 +148,3 @@ def verify(puzzle, model, result, formulation: str | None = None,
             prefix = f"solution {number}: " if len(solutions) > 1 else ""
             return False, prefix + reason
     return True, f"{len(solutions)} solution(s) checked"
-
-
-try:   # rules for the other puzzle kinds (issue 6), when present
-    import compare.rules  # noqa: F401
-except ModuleNotFoundError as exc:
-    if exc.name != "compare.rules":
-        raise

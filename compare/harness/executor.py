@@ -30,16 +30,21 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import signal
+import sys
 import time
 from abc import ABC, abstractmethod
 from collections import deque
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from typing import Iterable, Iterator
 
-from engines import PLUGIN_ENV, Result, Status
+import engines
+from compare.harness.plugins import load_plugins, plugin_list
+from engines import Result, Status
 
-from .tasks import Task
+from compare.harness.tasks import Task
+from puzzles.generator import warmup_puzzles
 
 WARMUP_LIMIT_S = 60.0     # a worker that cannot warm up in this long is restarted without it
 SHORT_TASK_S = 0.05       # below this mean task time, workers get a deeper queue
@@ -95,8 +100,8 @@ class LocalExecutor(Executor):
                  start_method: str | None = None, warmup: bool = True,
                  plugins: str | None = None):
         self.workers = max(1, workers)
-        # engine plugin modules the workers import (default: as this process has them)
-        self.plugins = os.environ.get(PLUGIN_ENV, "") if plugins is None else plugins
+        # plugin modules the workers import (default: as this process has them)
+        self.plugins = plugin_list(plugins)
         self.engines = list(engines)
         self.warm = (mode, limit, tuple(formulations))
         self.skip_warmup: set[str] = set() if warmup else set(self.engines)
@@ -105,6 +110,7 @@ class LocalExecutor(Executor):
             self.ctx.set_forkserver_preload(_preload_modules(self.engines))
         self.pool: list[_Worker] = []
         self.failed_starts = 0
+        self.gave_up: str | None = None      # why no worker could start, once it gave up
         self.mean_task_s: float | None = None
 
     # ----- the run loop -------------------------------------------------------
@@ -235,6 +241,7 @@ class LocalExecutor(Executor):
         if self.failed_starts >= MAX_FAILED_STARTS:
             # workers die before their first task: give up rather than loop forever
             why = f"no worker could start ({_describe_exit(w.proc.exitcode)})"
+            self.gave_up = why
             while pending:
                 task = pending.popleft()
                 yield task, Result(task.engine, "", "", task.mode, Status.CRASHED, message=why)
@@ -245,7 +252,8 @@ class LocalExecutor(Executor):
         init = (self.plugins, self.engines, self.warm,
                 sorted(self.skip_warmup))
         proc = self.ctx.Process(target=worker_main, args=(child, init), daemon=True)
-        proc.start()
+        with _main_hidden():
+            proc.start()
         child.close()
         return _Worker(proc, parent)
 
@@ -266,6 +274,30 @@ class LocalExecutor(Executor):
                 w.proc.join(1)
             _close_quietly(w.conn)
         self.pool = []
+
+
+@contextmanager
+def _main_hidden():
+    """Start a worker without re-importing the caller's script in it.
+
+    multiprocessing runs the parent's ``__main__`` file again in every spawned
+    or forkserver child. A plain script (or notebook) that calls the API with
+    no ``if __name__ == "__main__"`` guard would then start a comparison in
+    each worker. Workers need nothing from ``__main__``, so it is hidden while
+    they start.
+    """
+    main = sys.modules.get("__main__")
+    saved = {k: getattr(main, k) for k in ("__file__", "__spec__") if hasattr(main, k)}
+    try:
+        for key in saved:
+            if key == "__spec__":
+                main.__spec__ = None
+            else:
+                delattr(main, key)
+        yield
+    finally:
+        for key, value in saved.items():
+            setattr(main, key, value)
 
 
 def _close_quietly(conn) -> None:
@@ -299,8 +331,7 @@ def _describe_exit(code) -> str:
 
 def _preload_modules(labels: list[str]) -> list[str]:
     """Modules the forkserver imports once, so every fresh worker starts warm."""
-    import engines
-    mods = ["engines", "compare.executor", "puzzles.sudoku"]
+    mods = ["engines", "compare.harness.executor", "puzzles.sudoku"]
     for label in labels:
         try:
             cls = engines.engine_class(engines.parse_spec(label)[0])
@@ -313,9 +344,7 @@ def _preload_modules(labels: list[str]) -> list[str]:
 # ----- inside the worker process ---------------------------------------------------
 def worker_main(conn, init) -> None:
     plugins, labels, warm, skip = init
-    if plugins:
-        os.environ[PLUGIN_ENV] = plugins
-    import engines
+    load_plugins(plugins)
     built = {label: engines.get_engine(label) for label in labels}
     for label, engine in built.items():
         if label not in skip:
@@ -353,7 +382,6 @@ def solve_task(engine, puzzle, task: Task) -> Result:
 
 def _warm_up(engine, mode: str, limit: int, formulations) -> None:
     """Solve nearly full Sudokus untimed, so the first timed task pays no first-use cost."""
-    from puzzles.generator import warmup_puzzles
     for puzzle in warmup_puzzles():
         for form in formulations:
             if form in puzzle.formulations:

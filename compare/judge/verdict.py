@@ -15,13 +15,11 @@ never disagreements. Each finding carries a command a user can paste.
 """
 from __future__ import annotations
 
-import os
 import shlex
 from dataclasses import dataclass
 
-from engines import PLUGIN_ENV
+from engines.base import ANSWERED_WORDS
 
-ANSWERED = ("solved", "unsatisfiable")
 
 
 @dataclass
@@ -38,16 +36,20 @@ class Finding:
                 f"{', '.join(self.engines)}: {self.detail}")
 
 
-def findings(frame, puzzles: dict[str, dict]) -> list[Finding]:
-    """Every wrong answer and disagreement in a results frame."""
+def findings(frame, puzzles: dict[str, dict], env: dict[str, str] | None = None) -> list[Finding]:
+    """Every wrong answer and disagreement in a results frame.
+
+    ``env`` holds the variables the run was started with that a pasted
+    command needs too (the plugin list and its PYTHONPATH).
+    """
     found: list[Finding] = []
     wrong = frame[frame["verified"].eq(False).fillna(False)]
     for row in wrong.drop_duplicates(["puzzle_id", "formulation", "engine", "mode"]).itertuples():
         found.append(Finding("wrong answer", row.puzzle_id, row.mode,
                              [_who(row.engine, row.formulation, frame)], row.reason,
                              reproduce(puzzles.get(row.puzzle_id), [row.engine], row.mode,
-                                       row.limit, row.formulation)))
-    good = frame[frame["status"].isin(ANSWERED) & frame["verified"].eq(True).fillna(False)]
+                                       row.limit, row.formulation, env)))
+    good = frame[frame["status"].isin(ANSWERED_WORDS) & frame["verified"].eq(True).fillna(False)]
     for (pid, mode), group in _suspects(good):
         detail = _disagreement(group, mode)
         if detail:
@@ -58,7 +60,8 @@ def findings(frame, puzzles: dict[str, dict]) -> list[Finding]:
                                          for r in group.itertuples()}),
                                  detail, reproduce(puzzles.get(pid), names, mode,
                                                    int(group["limit"].iloc[0]),
-                                                   forms[0] if len(forms) == 1 else None)))
+                                                   forms[0] if len(forms) == 1 else None,
+                                                   env)))
     return found
 
 
@@ -111,13 +114,9 @@ def _short(answer: str, width: int = 24) -> str:
 
 
 def reproduce(puzzle: dict | None, engines: list[str], mode: str, limit: int,
-              formulation: str | None) -> str:
+              formulation: str | None, env: dict[str, str] | None = None) -> str:
     """A one-line shell command that runs the engines on this puzzle alone."""
-    prefix = ""
-    if os.environ.get(PLUGIN_ENV):            # plugin engines: import them as this run did
-        for name in (PLUGIN_ENV, "PYTHONPATH"):
-            if os.environ.get(name):
-                prefix += f"{name}={shlex.quote(os.environ[name])} "
+    prefix = "".join(f"{name}={shlex.quote(value)} " for name, value in (env or {}).items())
     if puzzle is None:
         return "(puzzle not recorded)"
     extra = f" --mode {mode}" + (f" --limit {limit}" if mode == "count" else "")

@@ -1,7 +1,15 @@
 """Summary tables from the long results frame: per engine, and per source x engine.
 
-Definitions (also written into summary.md):
+The definitions of every column are ``DEFINITIONS``, also written into
+summary.md, so the page explains itself.
+"""
+from __future__ import annotations
 
+import pandas as pd
+
+from engines.base import ANSWERED_WORDS
+
+DEFINITIONS = """\
 * solved: answered (a solution, or unsatisfiable) and not rejected by the
   checker; a wrong answer is counted as ``wrong``, not solved;
 * times (mean, median, p90, max) are over solved tasks; ``total`` over all;
@@ -12,13 +20,9 @@ Definitions (also written into summary.md):
 * with ``--repeat K`` each task's times are the median over its repeats, and
   its status the most common one.
 """
-from __future__ import annotations
-
-import pandas as pd
 
 TASK_KEYS = ["puzzle_id", "source", "formulation", "engine", "mode"]
 PAIR_KEYS = ["puzzle_id", "formulation", "mode"]     # one puzzle run, engine aside
-ANSWERED = ("solved", "unsatisfiable")
 
 
 def per_task(frame: pd.DataFrame) -> pd.DataFrame:
@@ -36,7 +40,7 @@ def per_task(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _mark_solved(tasks: pd.DataFrame) -> pd.DataFrame:
-    tasks["solved"] = tasks["status"].isin(ANSWERED) & ~tasks["wrong"]
+    tasks["solved"] = tasks["status"].isin(ANSWERED_WORDS) & ~tasks["wrong"]
     tasks["par2_s"] = tasks["total_s"].where(tasks["solved"], 2 * tasks["timeout"])
     return tasks
 

@@ -1,0 +1,146 @@
+"""The Python API: one call runs a comparison; the command line is a thin layer on it.
+
+    from compare import run_comparison
+    comparison = run_comparison(["puzzles/samples/boj2239.txt", "queens:8"],
+                                engines=["backtracking", "cpsat"], mode="lexfirst")
+    comparison.results          # one row per task (pandas)
+    comparison.by_engine        # the summary table
+    comparison.write_report()   # summary.md, results.csv, plots in comparison.folder
+
+It works from a plain script or a notebook, with no ``__main__`` guard:
+worker processes never re-run the caller's script. When no worker can
+start it raises ``WorkersFailed`` instead of returning results that say
+nothing.
+"""
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from compare.harness.executor import Executor
+from compare.harness.plan import SettingsError, WorkersFailed, make_plan, run_plan
+from compare.harness.plugins import PluginError, load_plugins
+from compare.harness.store import Store
+from compare.judge.verdict import findings
+from compare.reporting import summary
+from compare.reporting.report import Report, build_report
+from puzzles.base import Puzzle
+
+__all__ = ["Comparison", "PluginError", "SettingsError", "WorkersFailed", "open_comparison",
+           "run_comparison"]
+
+
+@dataclass
+class Comparison:
+    """A run's output folder, read back as tables; the store is the truth."""
+    folder: Path
+    baseline: str | None = None
+
+    @cached_property
+    def results(self):
+        """Every stored task result, one row each (the columns of results.csv)."""
+        with Store(self.folder) as store:
+            return store.frame()
+
+    @cached_property
+    def puzzles(self) -> dict[str, dict]:
+        with Store(self.folder) as store:
+            return store.puzzles()
+
+    @cached_property
+    def config(self) -> dict:
+        with Store(self.folder) as store:
+            return store.meta("config", {})
+
+    @cached_property
+    def tasks(self):
+        """One row per task, repeats folded into medians."""
+        return summary.per_task(self.results)
+
+    @property
+    def chosen_baseline(self) -> str | None:
+        return summary.choose_baseline(self.tasks, self.baseline or self.config.get("baseline"))
+
+    @property
+    def by_engine(self):
+        return summary.engine_table(self.tasks, self.chosen_baseline)
+
+    @property
+    def by_source(self):
+        return summary.engine_table(self.tasks, self.chosen_baseline, by=["source"])
+
+    @property
+    def problems(self) -> list:
+        """Wrong answers and disagreements, each with a command that reproduces it."""
+        return findings(self.results, self.puzzles, self.config.get("plugin_env"))
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def write_report(self, quiet: bool = True) -> Report:
+        """summary.md, results.csv (and .parquet) and the plots, in ``folder``."""
+        return build_report(self.folder, self.baseline, quiet)
+
+
+def run_comparison(puzzles: Iterable[str | Path | Puzzle] | None = None,
+                   engines: Sequence[str] | str | None = None, *,
+                   mode: str | None = None, limit: int | None = None,
+                   timeout: float | None = None, repeat: int | None = None,
+                   workers: int | None = None, sample: int | None = None,
+                   seed: int | None = None, formulations: Sequence[str] | str | None = None,
+                   format: str | None = None, out: str | Path | None = None,
+                   resume: bool = False, baseline: str | None = None,
+                   plugins: str | Sequence[str] | None = None,
+                   executor: Executor | None = None, progress: bool = False,
+                   announce: bool = False, command: str | None = None) -> Comparison:
+    """Run engines on puzzles, check every answer, store every result.
+
+    ``puzzles``: file paths, specs (``queens:8``) or puzzle objects (default:
+    the embedded default set). ``engines``: engine specs (default: every
+    installed engine). The other settings mean what the command-line flags
+    of the same names mean, with the same defaults (``first`` mode, limit 2,
+    10 s, one repeat, a worker per core). With ``resume`` the settings come
+    from the run in ``out``, any given one must match it, and only its
+    missing tasks run.
+    """
+    load_plugins(list(plugins) if plugins is not None and not isinstance(plugins, str)
+                 else plugins)
+    names, objects = [], []
+    for item in puzzles or ():
+        (objects if isinstance(item, Puzzle) else names).append(str(item) if isinstance(
+            item, Path) else item)
+    if isinstance(formulations, (list, tuple)):
+        formulations = ",".join(formulations)
+    if engines is not None and not isinstance(engines, str):
+        engines = list(engines)
+    given = {"puzzles": names or None, "format": format, "engines": engines,
+             "mode": mode, "limit": limit, "timeout": timeout, "repeat": repeat,
+             "sample": sample, "seed": seed, "formulations": formulations}
+    plan = make_plan(given, out=out, resume=resume, workers=workers, baseline=baseline,
+                     objects=objects, executor=executor)
+    if command is None:
+        command = "python -c " + shlex.quote("from compare import run_comparison; ...")
+    try:
+        run_plan(plan, command, progress=progress, announce=announce)
+    except KeyboardInterrupt:
+        raise Interrupted(plan.folder) from None
+    return Comparison(plan.folder, plan.baseline)
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during a run; ``folder`` holds every finished result (resume there)."""
+
+    def __init__(self, folder: Path | None):
+        super().__init__(folder)
+        self.folder = folder
+
+
+def open_comparison(folder: str | Path, baseline: str | None = None) -> Comparison:
+    """A finished (or interrupted) run's folder, read back without running anything."""
+    if not Store.exists(folder):
+        raise SettingsError(f"{folder}: no results file there")
+    return Comparison(Path(folder), baseline)

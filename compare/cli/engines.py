@@ -1,0 +1,56 @@
+"""``run_compare.py engines``: the registered engines, whether they are installed,
+their versions, modes, constraint kinds and options."""
+from __future__ import annotations
+
+import engines
+from compare.cli.common import OneLineParser
+
+COLUMNS = ("engine", "available", "version", "modes", "constraint kinds")
+
+
+def rows() -> list[tuple[str, ...]]:
+    table = []
+    for name, info in engines.installed().items():
+        available = "yes" if info["available"] else "no"
+        if info.get("error"):
+            available = f"no ({info['error']})"
+        table.append((name, available, info["version"] or "-",
+                      ",".join(info["modes"]) or "-",
+                      ",".join(info["constraints"]) or "-"))
+    return table
+
+
+def option_lines() -> list[str]:
+    """One line per engine option: its choices (or type) and its default."""
+    lines = []
+    for name in engines.names():
+        try:
+            cls = engines.engine_class(name)
+        except ImportError:
+            continue
+        for key, default in cls.option_defaults.items():
+            choices = cls.option_choices.get(key)
+            kind = "|".join(map(str, choices)) if choices else type(default).__name__
+            lines.append(f"  {name}:{key}={kind}  (default {default})")
+    return lines
+
+
+def render(table: list[tuple[str, ...]], columns=COLUMNS) -> str:
+    widths = [max(len(row[i]) for row in [columns, *table]) for i in range(len(columns))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
+             for row in [columns, *table]]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    OneLineParser(
+        prog="run_compare.py engines",
+        description="List the registered engines: installed or not, version, "
+                    "modes, constraint kinds and options.").parse_args(argv)
+    print(render(rows()))
+    options = option_lines()
+    if options:
+        print("\nOptions (engine:key=value; several as engine:a=1:b=2):")
+        print("\n".join(options))
+    return 0

@@ -1,0 +1,92 @@
+"""``python run_compare.py``: run engines on puzzles, check every answer, report.
+
+Exit codes (``compare.cli.common.Exit``): 0 every answer verified and the
+engines agree (timeouts are not disagreements); 1 a wrong answer or a
+disagreement; 2 bad usage or input; 3 no worker could start; 130 interrupted.
+Everything is validated before the output folder is touched, so a bad
+command line never overwrites anything.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+
+import engines
+from compare.api import Interrupted, run_comparison
+from compare.cli.common import Exit, OneLineParser, positive, say
+from compare.harness.plan import RUN_SETTINGS, SettingsError, WorkersFailed
+from compare.harness.plugins import PluginError
+from compare.harness.store import StoreError
+from compare.reporting.report import build_report
+from puzzles.errors import PuzzleInputError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = OneLineParser(
+        prog="run_compare.py",
+        description="Compare engines on puzzles: every answer is checked, engines are "
+                    "cross-checked, timings go to a report. Exit codes: 0 all verified "
+                    "and agreeing, 1 wrong answer or disagreement, 2 bad usage or input, "
+                    "3 no worker could start, 130 interrupted. Sub-commands: solve, "
+                    "generate, engines, kinds, report, bench (each has --help).")
+    p.add_argument("--puzzles", nargs="+", action="extend", metavar="FILE|SPEC",
+                   help="puzzle files or specs (default: the embedded default set)")
+    p.add_argument("--format", choices=("auto", "boj2239", "boj2580", "line"),
+                   help="puzzle file format (default: detected)")
+    p.add_argument("--engines", metavar="LIST",
+                   help="comma-separated engine specs, e.g. backtracking:variant=seed,"
+                        "backtracking,cpsat:workers=8 (default: every installed engine)")
+    p.add_argument("--mode", choices=engines.MODES, help="first (default), lexfirst or count")
+    p.add_argument("--limit", type=positive(int), metavar="N",
+                   help="count mode: count up to N (default 2, the uniqueness check)")
+    p.add_argument("--timeout", type=positive(float), metavar="S",
+                   help="time limit per task in seconds (default 10)")
+    p.add_argument("--repeat", type=positive(int), metavar="K",
+                   help="run each task K times; the summary uses the median (default 1)")
+    p.add_argument("--workers", type=positive(int), default=os.cpu_count() or 1, metavar="N",
+                   help="worker processes (default: the number of cores)")
+    p.add_argument("--sample", type=positive(int), metavar="K",
+                   help="take K puzzles from each file (reproducible with --seed)")
+    p.add_argument("--seed", type=int, metavar="S", help="seed for --sample (default 0)")
+    p.add_argument("--formulations", metavar="LIST",
+                   help="comma-separated formulations to run, e.g. alldiff,pairwise "
+                        "(default: each puzzle's first); puzzles lacking one skip it")
+    p.add_argument("--out", metavar="DIR",
+                   help="output folder (default: reports/<date-time>, linked as reports/latest)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the run in --out (default reports/latest): only missing tasks run")
+    p.add_argument("--baseline", metavar="ENGINE",
+                   help="engine the speed ratios refer to (default: fastest backtracker)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar and no tables")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    given = {k: getattr(args, k) for k in RUN_SETTINGS}
+    try:
+        comparison = run_comparison(
+            given["puzzles"], given["engines"], **_settings(given), out=args.out,
+            resume=args.resume, workers=args.workers, baseline=args.baseline,
+            progress=not args.quiet, announce=not args.quiet,
+            command="python run_compare.py " + " ".join(shlex.quote(a) for a in argv))
+    except (SettingsError, PuzzleInputError, StoreError, PluginError) as err:
+        say(f"error: {err}")
+        return Exit.USAGE
+    except Interrupted as stop:
+        print(f"\ninterrupted: finished results are kept; continue with "
+              f"--out {stop.folder} --resume", file=sys.stderr)
+        return Exit.INTERRUPTED
+    except WorkersFailed as err:
+        say(f"error: {err}; nothing was run")
+        return Exit.FAILED
+    report = build_report(comparison.folder, comparison.baseline, args.quiet)
+    return Exit.OK if report.clean else Exit.PROBLEMS
+
+
+def _settings(given: dict) -> dict:
+    """The flags the user gave; on --resume the stored run fills in the rest."""
+    return {k: v for k, v in given.items() if k not in ("puzzles", "engines") and v is not None}

@@ -1,0 +1,297 @@
+"""A comparison run, validated and planned before anything is written or started.
+
+The settings say what a run computes (``RUN_SETTINGS``); ``--resume`` takes
+them from the store so a continued run is the same run. Everything the user
+named (engines, baseline, puzzles, output folder) is checked here, so a typo
+costs nothing and a bad request never touches an existing folder.
+"""
+from __future__ import annotations
+
+import os
+import platform
+import shlex
+import sys
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Iterable
+
+import engines
+from compare.harness.executor import Executor, LocalExecutor
+from compare.harness.plugins import plugin_environment
+from compare.harness.runner import execute, puzzle_row
+from compare.harness.store import Store
+from compare.harness.tasks import PuzzleRecord, build_tasks, sample_per_origin
+from puzzles.base import Puzzle
+from puzzles.default_set import default_puzzle_files
+from puzzles.loader import load_puzzles
+
+# Options that define what a run computes; --resume takes them from the store.
+RUN_SETTINGS = {"puzzles": None, "format": "auto", "engines": None, "mode": "first",
+                "limit": 2, "timeout": 10.0, "repeat": 1, "sample": None, "seed": 0,
+                "formulations": None}
+API_ORIGIN = "<api>"       # the origin of puzzle objects handed to the Python API
+
+
+class SettingsError(ValueError):
+    """A run that cannot be carried out as asked: one line, exit 2 on the command line."""
+
+
+class WorkersFailed(RuntimeError):
+    """No worker process could start, so nothing was run."""
+
+
+def reports_root() -> Path:
+    """Reports go under the current directory, wherever the package is installed."""
+    return Path.cwd() / "reports"
+
+
+@dataclass
+class Plan:
+    """A validated run: what to compute, where, and the workers already starting."""
+    settings: dict
+    stored: bool                 # settings came from the store (resume)
+    labels: list[str]
+    identities: dict
+    baseline: str | None
+    executor: Executor
+    out: Path
+    workers: int
+    resume: bool = False
+    objects: dict = field(default_factory=dict)
+    started: float = field(default_factory=time.perf_counter)
+    records: list = field(default_factory=list)
+    skipped: list = field(default_factory=list)
+    tasks: list = field(default_factory=list)
+    folder: Path | None = None
+    timing: dict = field(default_factory=dict)
+
+
+def make_plan(given: dict, *, out: str | Path | None = None, resume: bool = False,
+              workers: int | None = None, baseline: str | None = None,
+              objects: Iterable[Puzzle] = (), executor: Executor | None = None) -> Plan:
+    """Validate everything, start the workers, load the puzzles, prepare the folder."""
+    folder, settings, stored = _output_and_settings(given, out, resume)
+    labels, identities = engine_labels(settings["engines"])
+    chosen = _baseline(baseline, labels)
+    check_out(folder, resume)
+    formulations = split(settings["formulations"])
+    workers = workers or os.cpu_count() or 1
+    if executor is None:
+        executor = LocalExecutor(workers, labels, settings["mode"], settings["limit"],
+                                 formulations or ("alldiff",))
+    plan = Plan(settings, stored, labels, identities, chosen, executor, folder, workers,
+                resume, {f"{API_ORIGIN}:{i + 1}": p for i, p in enumerate(objects)})
+    start = getattr(executor, "start", None)
+    if start is not None:
+        start()                      # workers warm up while the puzzles load
+    try:
+        plan.records, plan.skipped = _records(settings, plan.objects)
+        plan.tasks = build_tasks(plan.records, labels, settings["mode"], settings["limit"],
+                                 settings["timeout"], settings["repeat"], formulations)
+        if not plan.tasks:
+            raise SettingsError(f"--formulations {settings['formulations']}: "
+                                "no puzzle has any of them")
+        plan.folder = _prepare(folder, resume)
+    except BaseException:
+        executor.close()
+        raise
+    return plan
+
+
+def run_plan(plan: Plan, command: str, progress: bool = False, announce: bool = False) -> dict:
+    """Run the missing tasks; every finished result is in the store at once."""
+    with Store(plan.folder) as store:
+        if not plan.stored:
+            store.set_meta("config", _config(plan, command))
+            store.set_meta("skipped", plan.skipped)
+        store.add_puzzles([puzzle_row(r) for r in plan.records])
+        todo = [t for t in plan.tasks if t.key not in store.done_keys()]
+        if announce:
+            _announce(plan, todo)
+        timing = execute(todo, {r.puzzle_id: r for r in plan.records}, plan.executor,
+                         store, plan.identities, progress, plan.started)
+        timing["workers"] = min(plan.workers, max(1, len(todo)))
+        store.set_meta("runs", store.meta("runs", []) + [timing])
+    plan.timing = timing
+    failed = getattr(plan.executor, "gave_up", None)
+    if failed:
+        raise WorkersFailed(failed)
+    return timing
+
+
+# ----- settings and output folder ---------------------------------------------------
+def _output_and_settings(given: dict, out, resume: bool) -> tuple[Path, dict, bool]:
+    """The output folder and the run settings (from the store when resuming)."""
+    given = {k: v for k, v in given.items() if k in RUN_SETTINGS and v is not None}
+    if resume:
+        folder = Path(out) if out else reports_root() / "latest"
+        if not Store.exists(folder):
+            raise SettingsError(f"--resume: {folder} holds no run to continue")
+        with Store(folder) as store:
+            saved = store.meta("config", {}).get("settings", {})
+        clash = [k for k, v in given.items() if k in saved and _norm(v) != _norm(saved[k])]
+        if clash:
+            raise SettingsError(f"--resume: {', '.join('--' + k for k in clash)} differ from "
+                                f"the run in {folder}; drop them or use another --out")
+        return folder, {**RUN_SETTINGS, **saved}, True
+    folder = Path(out) if out else reports_root() / datetime.now().strftime("%Y%m%d-%H%M%S")
+    return folder, {**RUN_SETTINGS, **given}, False
+
+
+def _norm(value):
+    return list(value) if isinstance(value, tuple) else value
+
+
+def check_out(out: Path, resume: bool) -> None:
+    """An output folder a run may write: new, empty, or (resuming) its own."""
+    if out.exists() and not out.is_dir():
+        raise SettingsError(f"--out {out}: exists and is not a folder")
+    if out.is_dir() and any(out.iterdir()) and not resume:
+        raise SettingsError(f"--out {out}: folder is not empty (use --resume to continue "
+                            "a run there, or choose another folder)")
+
+
+def _prepare(out: Path, resume: bool) -> Path:
+    check_out(out, resume)          # again: time has passed since the first check
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SettingsError(f"--out {out}: cannot create folder ({exc.strerror})") from None
+    root = reports_root()
+    if out.parent.resolve() == root.resolve() and out.name != "latest":
+        _link_latest(root, out)
+    return out
+
+
+def _link_latest(root: Path, out: Path) -> None:
+    latest = root / "latest"
+    try:
+        if latest.is_symlink():
+            latest.unlink()
+        if not latest.exists():
+            latest.symlink_to(out.name)
+    except OSError:
+        pass
+
+
+# ----- engines --------------------------------------------------------------------------
+def split(text: str | None) -> list[str] | None:
+    return [p.strip() for p in text.split(",") if p.strip()] if text else None
+
+
+def split_engines(text: str) -> list[str]:
+    """Engine specs from a comma list; ``a:x=1,y=2`` keeps ``y=2`` as a's option."""
+    specs: list[str] = []
+    for part in split(text) or []:
+        if specs and "=" in part and ":" not in part:
+            specs[-1] += ":" + part
+        else:
+            specs.append(part)
+    return specs
+
+
+def default_engine_specs() -> list[str]:
+    """Every installed engine; the backtracker twice, as its seed and fast variants."""
+    specs = []
+    for name, info in engines.installed().items():
+        if not info["available"]:
+            continue
+        specs += ["backtracking:variant=seed", "backtracking"] if name == "backtracking" else [name]
+    return specs
+
+
+def engine_labels(listed: str | list[str] | None) -> tuple[list[str], dict]:
+    """Canonical labels of the engines, validated here so a typo costs nothing."""
+    if isinstance(listed, str):
+        if not split(listed):
+            raise SettingsError(f"--engines {listed!r}: no engine named")
+        listed = split_engines(listed)
+    specs = listed or default_engine_specs()
+    labels, identities = [], {}
+    for spec in specs:
+        try:
+            engine = engines.get_engine(spec)
+        except (engines.UnknownEngine, engines.EngineOptionError) as err:
+            raise SettingsError(str(err)) from None
+        except ImportError as exc:
+            raise SettingsError(f"engine {spec!r} is not installed here ({exc})") from None
+        if not engine.available():
+            raise SettingsError(f"engine {spec!r} is not installed here")
+        if engine.label not in identities:
+            labels.append(engine.label)
+            identities[engine.label] = (engine.library or "builtin", engine.version())
+    if not labels:
+        raise SettingsError("no engine to run")
+    return labels, identities
+
+
+def _baseline(wanted: str | None, labels: list[str]) -> str | None:
+    if not wanted:
+        return None
+    try:
+        label = engines.get_engine(wanted).label
+    except (engines.UnknownEngine, engines.EngineOptionError, ImportError) as err:
+        raise SettingsError(f"--baseline: {err}") from None
+    if label not in labels:
+        raise SettingsError(f"--baseline {wanted} is not among the engines run "
+                            f"({', '.join(labels)})")
+    return label
+
+
+# ----- puzzles ----------------------------------------------------------------------------
+def _records(settings: dict, objects: dict) -> tuple[list[PuzzleRecord], list[str]]:
+    """Every valid puzzle (sampled); bad lines are reported, kept for the report, skipped."""
+    good, skipped, seen = [], [], {}
+    names = settings["puzzles"] or ([] if objects else default_puzzle_files())
+    for arg in dict.fromkeys(names):
+        for entry in load_puzzles(arg, settings["format"] or "auto"):
+            if entry.error is None:
+                good.append((arg, (entry.id, entry.puzzle, entry.line)))
+                continue
+            skipped.append(str(entry.error))
+            print(f"skipped: {entry.error}", file=sys.stderr)
+    for pid, puzzle in objects.items():
+        good.append((API_ORIGIN, (puzzle.name or pid, puzzle, int(pid.rsplit(":", 1)[1]))))
+    records = []
+    for arg, (eid, puzzle, line) in sample_per_origin(good, settings["sample"], settings["seed"]):
+        pid = _unique_id(eid, arg, seen)
+        source = puzzle.source or pid if line else arg
+        records.append(PuzzleRecord(pid, puzzle, source, arg, line))
+    if not records:
+        raise SettingsError("no valid puzzle to run")
+    return records, skipped
+
+
+def _unique_id(pid: str, origin: str, seen: dict[str, str]) -> str:
+    """``stem:line``, told apart when two files share a stem (``a/x.txt``, ``b/x.txt``)."""
+    candidate, number = pid, 1
+    while candidate in seen and seen[candidate] != origin:
+        number += 1
+        candidate = f"{pid}#{number}"
+    seen[candidate] = origin
+    return candidate
+
+
+# ----- bookkeeping --------------------------------------------------------------------------
+def _config(plan: Plan, command: str) -> dict:
+    settings = plan.settings
+    env = plugin_environment()
+    prefix = "".join(f"{k}={shlex.quote(v)} " for k, v in env.items())
+    return {"settings": settings, "baseline": plan.baseline, "workers": plan.workers,
+            "engines_run": plan.labels,
+            "mode": settings["mode"], "timeout": settings["timeout"],
+            "repeat": settings["repeat"], "plugin_env": env,
+            "command": prefix + command,
+            "started": datetime.now().isoformat(timespec="seconds"),
+            "machine": f"{platform.platform()}, {os.cpu_count()} cores, "
+                       f"Python {platform.python_version()}"}
+
+
+def _announce(plan: Plan, todo) -> None:
+    done = len(plan.tasks) - len(todo)
+    print(f"{len(plan.records)} puzzles x {len(plan.labels)} engines "
+          f"({', '.join(plan.labels)}): {len(plan.tasks)} tasks"
+          + (f", {done} already done" if done else "")
+          + f"; {plan.workers} workers; output {plan.folder}", file=sys.stderr)

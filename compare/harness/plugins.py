@@ -1,0 +1,77 @@
+"""Plugins: engines and puzzle kinds (with their judges) from outside the repository.
+
+One variable, ``COMPARE_PLUGINS``, names them: comma-separated module names
+(importable through ``PYTHONPATH``) or paths to ``.py`` files. Loading a
+plugin just imports it; the module registers what it brings with
+``engines.register``, ``puzzles.specs.register_kind`` and
+``compare.judge.rulebook.register_rules``. The CLI and the Python API load
+plugins once at start, and every worker process loads the same list before
+its first task, so a plugin engine or kind works in the workers too.
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+PLUGIN_ENV = "COMPARE_PLUGINS"
+LEGACY_PLUGIN_ENV = "COMPARE_ENGINE_PLUGINS"   # older name, still read
+_loaded: dict[str, object] = {}
+
+
+class PluginError(Exception):
+    """A plugin that cannot be found or fails while it is imported (exit 2)."""
+
+
+def plugin_list(text: str | None = None) -> list[str]:
+    """The plugins named by ``text``, or by the environment when ``text`` is None."""
+    if text is None:
+        text = ",".join(filter(None, (os.environ.get(PLUGIN_ENV, ""),
+                                      os.environ.get(LEGACY_PLUGIN_ENV, ""))))
+    return list(dict.fromkeys(p.strip() for p in text.split(",") if p.strip()))
+
+
+def load_plugins(names: list[str] | str | None = None) -> list[str]:
+    """Import every plugin once; returns the list loaded, in order."""
+    if names is None or isinstance(names, str):
+        names = plugin_list(names)
+    for name in names:
+        if name not in _loaded:
+            _loaded[name] = _import(name)
+    return list(names)
+
+
+def _import(name: str):
+    is_file = name.endswith(".py") or os.sep in name or "/" in name
+    try:
+        if not is_file:
+            return importlib.import_module(name)
+        path = Path(name).expanduser().resolve()
+        if not path.is_file():
+            raise PluginError(f"plugin {name}: no such file")
+        module_name = f"compare_plugin_{path.stem}"
+        spec = importlib.util.spec_from_file_location(module_name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module
+        spec.loader.exec_module(module)
+        return module
+    except PluginError:
+        raise
+    except ModuleNotFoundError as exc:
+        if exc.name == name:
+            raise PluginError(f"plugin {name}: no such module (is its folder on "
+                              "PYTHONPATH?)") from None
+        raise PluginError(f"plugin {name}: {type(exc).__name__}: {exc}") from None
+    except Exception as exc:
+        raise PluginError(f"plugin {name}: {type(exc).__name__}: {exc}") from None
+
+
+def plugin_environment() -> dict[str, str]:
+    """The variables a pasted command needs to see the same plugins."""
+    names = plugin_list()
+    env = {PLUGIN_ENV: ",".join(names)} if names else {}
+    if names and os.environ.get("PYTHONPATH"):
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    return env

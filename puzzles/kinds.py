@@ -1,0 +1,53 @@
+"""The puzzle kinds this installation knows: the built-in ones, then plugins.
+
+The built-in kinds are imported here by name, so the list is explicit and a
+kind cannot silently go missing; each one registers itself with
+``puzzles.specs.register_kind``. A plugin module (see
+``compare.harness.plugins``) registers more the same way. Sudoku is the kind
+of grid files rather than of specs, so it is listed apart.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import coloring, cryptarithm, killer, latin, queens
+from .specs import Kind, looks_like_spec, load_registered, registered
+from .sudoku import Sudoku
+
+BUILTIN = tuple(m.__name__.rsplit(".", 1)[1]
+                for m in (queens, latin, killer, coloring, cryptarithm))
+
+
+@dataclass(frozen=True)
+class KindInfo:
+    """What ``run_compare.py kinds`` shows of a kind."""
+    name: str
+    syntax: str
+    formulations: tuple[str, ...]
+    origin: str          # "built-in" or the plugin module that registered it
+
+
+def kinds() -> dict[str, Kind]:
+    """Every spec kind registered (built-in and plugins), by name."""
+    return registered()
+
+
+def catalog() -> list[KindInfo]:
+    """Sudoku files first, then every spec kind."""
+    rows = [KindInfo("sudoku", "FILE  grids in boj2239, boj2580 or line format "
+                     "(4x4 to 25x25)", Sudoku.formulations, "built-in")]
+    for kind in kinds().values():
+        module = kind.loader.__module__
+        origin = "built-in" if module.rsplit(".", 1)[-1] in BUILTIN else module
+        rows.append(KindInfo(kind.name, kind.syntax, kind.formulations, origin))
+    return rows
+
+
+# Callers reach specs through this module, so the built-in kinds are registered.
+is_spec = looks_like_spec
+load_spec = load_registered
+
+
+def help_text() -> str:
+    """One line per spec kind, for help epilogues."""
+    return "\n".join(f"  {k.syntax}" for k in kinds().values())
