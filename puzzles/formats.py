@@ -22,7 +22,7 @@ from operator import itemgetter
 from pathlib import Path
 
 from .errors import PuzzleInputError
-from .sudoku import VALUE_CHARS, Sudoku, format_grid, units
+from .sudoku import VALUE_CHARS, Sudoku, format_grid, units  # noqa: F401  (format_grid: re-exported)
 
 FORMATS = Sudoku.formats                  # ("boj2239", "boj2580", "line")
 SIDES = (4, 9, 16, 25)

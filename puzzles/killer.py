@@ -28,8 +28,7 @@ from .errors import PuzzleInputError
 from .model import AllDifferent, Linear, Model, Structure
 from .reading import read_text
 from .specs import Spec, file_stem, register_kind
-from .sudoku import (BOX_SIZES, box_of_side, cell_names, grid_text, not_equal_pairs,
-                     units)
+from .sudoku import BOX_SIZES, box_of_side, cell_names, grid_text, not_equal_pairs, units
 
 SIDES = tuple(b * b for b in BOX_SIZES)
 _SIZE = re.compile(r"^size\s+(\d+)$", re.IGNORECASE)

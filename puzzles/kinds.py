@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import coloring, cryptarithm, killer, latin, queens
-from .specs import Kind, looks_like_spec, load_registered, registered
+from .specs import Kind, load_registered, looks_like_spec, registered
 from .sudoku import Sudoku
 
 BUILTIN = tuple(m.__name__.rsplit(".", 1)[1]

@@ -14,9 +14,18 @@ from dataclasses import dataclass
 
 from .base import Puzzle
 from .errors import PuzzleInputError
-from .formats import (FORMATS, check_givens, content_lines,
-                      detect_format, line_values, numbered_lines, parse_grid,
-                      repeats_in_batch, source_stem, strip_comment)
+from .formats import (
+    FORMATS,
+    check_givens,
+    content_lines,
+    detect_format,
+    line_values,
+    numbered_lines,
+    parse_grid,
+    repeats_in_batch,
+    source_stem,
+    strip_comment,
+)
 from .kinds import is_spec, load_spec
 from .reading import STDIN, read_text
 from .sudoku import Sudoku

@@ -9,7 +9,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import compare.judge.checker as checker
 from compare.judge.checker import check, check_model, verify
 from compare.judge.rules.sudoku import check_sudoku
 from engines.base import Result, Status

@@ -4,15 +4,15 @@ from __future__ import annotations
 import random
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("ortools")
 from ortools.sat.python import cp_model  # noqa: E402
 
 import engines.cpsat as cpsat  # noqa: E402
 from engines import EngineOptionError, Status, get_engine  # noqa: E402
-from puzzles.model import (AllDifferent, Linear, Model, NotEqualOffset,  # noqa: E402
-                           Structure, Table)
+from puzzles.model import AllDifferent, Linear, Model, NotEqualOffset, Structure, Table  # noqa: E402
 from puzzles.sudoku import Sudoku  # noqa: E402
 
 BOJ2239 = ("103000509002109400000704000300502006060000050"

@@ -9,13 +9,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from puzzles.errors import PuzzleInputError
-from puzzles.formats import (FORMATS, decode_input, detect_format, format_grid,
-                             parse_grid)
+from puzzles.formats import FORMATS, decode_input, detect_format, format_grid, parse_grid
 from puzzles.loader import Entry, load_puzzles, parse_text
 from puzzles.sudoku import Sudoku
 
 SAMPLES = Path(__file__).resolve().parents[1] / "puzzles" / "samples"
 from compare.cli.bench import DATASETS  # noqa: E402  (one definition of where the sets live)
+
 BOJ2239 = (SAMPLES / "boj2239.txt").read_text()
 BOJ2580 = (SAMPLES / "boj2580.txt").read_text()
 

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from compare.cli.generate import main as generate_main
 from compare.judge.checker import check
 from engines import solution_counter as counter
-from compare.cli.generate import main as generate_main
 from puzzles.default_set import GENERATED, default_puzzle_files
 from puzzles.generator import carve, full_grid, generate, warmup_puzzles
 from puzzles.loader import load_puzzles

@@ -12,9 +12,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from engines import solution_counter as counter
 from compare.cli.report import main as report_main
 from compare.cli.run import main as run_main
+from engines import solution_counter as counter
 from puzzles.generator import generate
 
 pytestmark = pytest.mark.slow     # end-to-end runs; deselect with -m "not slow"

@@ -7,12 +7,18 @@ import pandas as pd
 import pytest
 
 from compare.harness.executor import LocalExecutor
+from compare.harness.plugins import PLUGIN_ENV, plugin_environment
 from compare.harness.runner import result_row
 from compare.harness.store import COLUMNS, Store
-from compare.reporting.summary import choose_baseline, engine_table, in_order, per_task
-from compare.harness.tasks import PuzzleRecord, Task, build_tasks, formulations_for, sample_per_origin
+from compare.harness.tasks import (
+    PuzzleRecord,
+    Task,
+    build_tasks,
+    formulations_for,
+    sample_per_origin,
+)
 from compare.judge.verdict import findings, reproduce
-from compare.harness.plugins import PLUGIN_ENV, plugin_environment
+from compare.reporting.summary import choose_baseline, engine_table, in_order, per_task
 from engines import Result, Status
 from puzzles.generator import full_grid
 from puzzles.sudoku import Sudoku
@@ -188,7 +194,8 @@ def full_grid_of_boj():
 
 
 def test_a_corrupt_results_file_is_one_line_and_exit_2(tmp_path, capsys):
-    from compare.cli import report as report_cli, run
+    from compare.cli import report as report_cli
+    from compare.cli import run
     (tmp_path / "results.sqlite").write_text("not a database\n")
     assert report_cli.main(["--out", str(tmp_path)]) == 2
     assert run.main(["--resume", "--out", str(tmp_path), "--quiet"]) == 2

@@ -4,15 +4,20 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from compare.judge.checker import check_model
 from compare.judge.rules.coloring import check_coloring
 from puzzles.coloring import Coloring, Graph, read_col, structure
-from puzzles.model import NotEqualOffset, Table
 from puzzles.kinds import load_spec
-from tests.test_kinds_support import (assert_engine_solves, assert_located_error,
-                                      brute_solutions, engine_names)
+from puzzles.model import NotEqualOffset, Table
+from tests.test_kinds_support import (
+    assert_engine_solves,
+    assert_located_error,
+    brute_solutions,
+    engine_names,
+)
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "puzzles" / "examples"
 

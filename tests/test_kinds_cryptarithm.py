@@ -5,14 +5,20 @@ from __future__ import annotations
 from itertools import permutations
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from compare.judge.rules.cryptarithm import check_cryptarithm
 from puzzles.cryptarithm import Cryptarithm, Term, from_text, structure
-from puzzles.model import AllDifferent, Linear
 from puzzles.kinds import load_spec
-from tests.test_kinds_support import (assert_engine_solves, assert_located_error,
-                                      brute_solutions, cpsat_solutions, engine_names)
+from puzzles.model import AllDifferent, Linear
+from tests.test_kinds_support import (
+    assert_engine_solves,
+    assert_located_error,
+    brute_solutions,
+    cpsat_solutions,
+    engine_names,
+)
 
 SEND = "SEND+MORE=MONEY"
 SEND_ANSWER = (7, 5, 1, 6, 0, 8, 9, 2)          # D E M N O R S Y

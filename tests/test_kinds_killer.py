@@ -5,15 +5,21 @@ import random
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from compare.judge.checker import check_model
 from compare.judge.rules.killer import check_killer
 from puzzles.killer import Cage, Killer, random_cages, read_killer, solved_grid, structure
-from puzzles.model import AllDifferent, Linear, NotEqualOffset
 from puzzles.kinds import load_spec
-from tests.test_kinds_support import (assert_engine_solves, assert_located_error,
-                                      brute_solutions, cpsat_solutions, engine_names)
+from puzzles.model import AllDifferent, Linear, NotEqualOffset
+from tests.test_kinds_support import (
+    assert_engine_solves,
+    assert_located_error,
+    brute_solutions,
+    cpsat_solutions,
+    engine_names,
+)
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "puzzles" / "examples"
 SMALL = "size 4\n3: r1c1 r1c2\n7: r1c3 r1c4\n7: r2c1 r2c2\n3: r2c3 r2c4\n10: r3c1 r3c2 r3c3 r3c4\n10: r4c1 r4c2 r4c3 r4c4\n"

@@ -5,15 +5,21 @@ import random
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from compare.judge.rules.latin import check_latin
+from puzzles.kinds import load_spec
 from puzzles.latin import LatinSquare, generate, random_square, read_grid, structure
 from puzzles.model import AllDifferent, Linear, NotEqualOffset
-from puzzles.kinds import load_spec
-from tests.test_kinds_support import (assert_engine_solves, assert_located_error,
-                                      brute_solutions, cpsat_lexfirst, cpsat_solutions,
-                                      engine_names)
+from tests.test_kinds_support import (
+    assert_engine_solves,
+    assert_located_error,
+    brute_solutions,
+    cpsat_lexfirst,
+    cpsat_solutions,
+    engine_names,
+)
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "puzzles" / "examples" / "latin6.latin"
 

@@ -2,13 +2,19 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from compare.judge.checker import check_model
 from compare.judge.rules.queens import check_queens
 from puzzles.model import AllDifferent, Linear, NotEqualOffset
 from puzzles.queens import Queens, structure
-from tests.test_kinds_support import assert_engine_solves, brute_solutions, cpsat_solutions, engine_names
+from tests.test_kinds_support import (
+    assert_engine_solves,
+    brute_solutions,
+    cpsat_solutions,
+    engine_names,
+)
 
 KNOWN = {1: 1, 2: 0, 3: 0, 4: 2, 5: 10, 6: 4, 7: 40, 8: 92, 9: 352, 10: 724,
          11: 2680, 12: 14200, 13: 73712, 14: 365596}

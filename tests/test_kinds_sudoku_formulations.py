@@ -8,8 +8,13 @@ import pytest
 from compare.judge.checker import check, check_model
 from puzzles.model import Linear
 from puzzles.sudoku import Sudoku, onehot_var, structure
-from tests.test_kinds_support import (assert_engine_solves, brute_solutions, cpsat_lexfirst,
-                                      cpsat_solutions, engine_names)
+from tests.test_kinds_support import (
+    assert_engine_solves,
+    brute_solutions,
+    cpsat_lexfirst,
+    cpsat_solutions,
+    engine_names,
+)
 
 SAMPLE = Path(__file__).resolve().parents[1] / "puzzles" / "samples" / "boj2239.txt"
 PUZZLE_4 = Sudoku(4, (1, 0, 0, 0,  0, 0, 3, 0,  0, 0, 0, 0,  0, 4, 0, 0))

@@ -10,8 +10,7 @@ pytest.importorskip("constraint")
 import engines.python_constraint as pc  # noqa: E402
 from engines import EngineOptionError, Status, get_engine  # noqa: E402
 from engines.lexprobe import SearchTimeout  # noqa: E402
-from puzzles.model import (AllDifferent, Linear, Model, NotEqualOffset,  # noqa: E402
-                           Structure, Table)
+from puzzles.model import AllDifferent, Linear, Model, NotEqualOffset, Structure, Table  # noqa: E402
 from puzzles.sudoku import Sudoku  # noqa: E402
 
 BOJ2239 = ("103000509002109400000704000300502006060000050"

@@ -17,8 +17,8 @@ import pytest
 
 import engines
 import tests.fake_engines  # noqa: F401  (registers fake, fake-wrong, fake-sleep)
-from compare.judge.checker import check
 from compare.cli.solve import main
+from compare.judge.checker import check
 from engines import Outcome, Status
 from puzzles.base import Puzzle
 from puzzles.formats import parse_grid

@@ -16,7 +16,6 @@ Errors are one line on stderr, never a traceback.
 from __future__ import annotations
 
 import signal
-import sys
 import threading
 
 import engines

@@ -41,9 +41,8 @@ from typing import Iterable, Iterator
 
 import engines
 from compare.harness.plugins import load_plugins, plugin_list
-from engines import Result, Status
-
 from compare.harness.tasks import Task
+from engines import Result, Status
 from puzzles.generator import warmup_puzzles
 
 WARMUP_LIMIT_S = 60.0     # a worker that cannot warm up in this long is restarted without it
@@ -63,7 +62,7 @@ class Executor(ABC):
     def run(self, tasks: Iterable[Task], puzzles: dict) -> Iterator[tuple[Task, Result]]:
         """Yield ``(task, result)`` for every task, as each finishes."""
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027  (an optional hook: most executors hold nothing)
         """Release workers; ``run`` calls it when done, and so does ``with``."""
 
     def __enter__(self):

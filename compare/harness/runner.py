@@ -11,10 +11,10 @@ import sys
 import time
 from datetime import datetime, timezone
 
-from compare.judge.checker import verify
 from compare.harness.executor import Executor
 from compare.harness.store import Store
 from compare.harness.tasks import PuzzleRecord, Task
+from compare.judge.checker import verify
 from engines import Result, Status
 from engines.base import ANSWERED
 

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from engines.base import ANSWERED_WORDS
 
 
-
 @dataclass
 class Finding:
     kind: str               # "wrong answer" or "disagreement"

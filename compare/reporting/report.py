@@ -9,11 +9,9 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from compare.reporting import plots
-from compare.reporting import summary
 from compare.harness.store import COLUMNS, Store
 from compare.judge.verdict import findings
-
+from compare.reporting import plots, summary
 
 
 @dataclass

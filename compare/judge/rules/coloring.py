@@ -1,7 +1,7 @@
 """Graph colouring: the two ends of every edge differ."""
 from __future__ import annotations
 
-from compare.judge.rulebook import values_of, out_of_range, register_rules
+from compare.judge.rulebook import out_of_range, register_rules, values_of
 
 
 def check_coloring(puzzle, answer) -> str | None:

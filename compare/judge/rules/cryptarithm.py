@@ -1,7 +1,7 @@
 """Cryptarithms: distinct digits, no leading zero, and the sides are equal."""
 from __future__ import annotations
 
-from compare.judge.rulebook import values_of, out_of_range, register_rules
+from compare.judge.rulebook import out_of_range, register_rules, values_of
 
 
 def check_cryptarithm(puzzle, answer) -> str | None:

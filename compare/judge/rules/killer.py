@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from compare.judge.rules.sudoku import check_sudoku
 from compare.judge.rulebook import register_rules
+from compare.judge.rules.sudoku import check_sudoku
 
 
 def check_killer(puzzle, answer) -> str | None:

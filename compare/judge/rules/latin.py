@@ -1,7 +1,7 @@
 """Latin squares: every row and column holds each value once; givens kept."""
 from __future__ import annotations
 
-from compare.judge.rulebook import values_of, out_of_range, repeat_in_groups, register_rules
+from compare.judge.rulebook import out_of_range, register_rules, repeat_in_groups, values_of
 
 
 def check_latin(puzzle, answer) -> str | None:

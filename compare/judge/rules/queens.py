@@ -1,7 +1,7 @@
 """N-queens: one queen per row, no two on a column or a diagonal."""
 from __future__ import annotations
 
-from compare.judge.rulebook import values_of, out_of_range, register_rules
+from compare.judge.rulebook import out_of_range, register_rules, values_of
 
 
 def check_queens(puzzle, answer) -> str | None:

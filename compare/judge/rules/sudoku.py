@@ -6,7 +6,7 @@ from __future__ import annotations
 from math import isqrt
 from typing import Sequence
 
-from compare.judge.rulebook import whole_numbers, repeat_in_groups, register_rules
+from compare.judge.rulebook import register_rules, repeat_in_groups, whole_numbers
 
 
 def check_sudoku(puzzle, answer: Sequence) -> str | None:

@@ -1,0 +1,1 @@
+"""Running tasks: the plan, the worker processes, the runner and the results store."""

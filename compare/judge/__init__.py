@@ -1,0 +1,1 @@
+"""The independent judge: the checker, the rules of each kind, and cross-engine verdicts."""
