@@ -15,9 +15,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from compare.judge.checker import check_model
-from engines import _backtracking_general as general
 from engines import get_engine
-from engines.backtracking import Translated
+from engines.backtracking import fast, general, seed
+from engines.backtracking import shape as shapes
+from engines.backtracking.general import linear
 from engines.base import KEEP_SOLUTIONS, Status
 from puzzles.coloring import Coloring, read_col
 from puzzles.cryptarithm import from_text
@@ -73,9 +74,9 @@ def solve(variant: str, model: Model, mode: str = "first", limit: int = 2, timeo
 @pytest.fixture
 def fresh_cache():
     """Compilations depend on module settings some tests change; start and end clean."""
-    general._COMPILED.clear()
+    shapes._SHAPES.clear()
     yield
-    general._COMPILED.clear()
+    shapes._SHAPES.clear()
 
 
 # ----- random small models of every kind, against brute force -----------------------
@@ -129,9 +130,9 @@ def test_random_models_match_brute_force(model):
 @given(model=mixed_models(kinds=("linear", "shift", "alldiff")))
 def test_binary_linears_by_bounds_alone_match_brute_force(model, monkeypatch, fresh_cache):
     """Two-variable Linear constraints normally become pair tables; here they keep bounds."""
-    monkeypatch.setattr(general, "PAIR_TABLE_MAX", 0)
-    monkeypatch.setattr(general, "_shift", lambda con, values: None)
-    general._COMPILED.clear()
+    monkeypatch.setattr(linear, "PAIR_TABLE_MAX", 0)
+    monkeypatch.setattr(linear, "_shift", lambda con, values: None)
+    shapes._SHAPES.clear()
     assert_matches_brute_force(model, ("fast",))
 
 
@@ -298,7 +299,8 @@ def test_seed_on_pairwise_sudoku_is_the_reference_algorithm():
     answer = tuple(int(ch) for ch in (SAMPLES / "boj2239.out").read_text() if ch.isdigit())
     reference = solve("seed", puzzle.to_model("alldiff"), "lexfirst")
     pairwise = solve("seed", puzzle.to_model("pairwise"), "lexfirst")
-    assert isinstance(engine("seed").translate(puzzle.to_model("pairwise")), general.Prepared)
+    assert isinstance(engine("seed").translate(puzzle.to_model("pairwise")).search,
+                      general.SeedSearch)
     assert pairwise.solution == reference.solution == answer
     assert pairwise.nodes == reference.nodes > 0
 
@@ -355,8 +357,10 @@ def test_onehot_4x4_counts_every_grid(variant):
 def test_alldifferent_only_models_keep_the_sudoku_paths():
     puzzle = sudoku_sample()
     for variant in VARIANTS:
-        assert isinstance(engine(variant).translate(puzzle.to_model("alldiff")), Translated)
-        assert isinstance(engine(variant).translate(puzzle.to_model("onehot")), general.Prepared)
+        assert isinstance(engine(variant).translate(puzzle.to_model("alldiff")).search,
+                          (seed.SeedSearch, fast.FastSearch))
+        assert isinstance(engine(variant).translate(puzzle.to_model("onehot")).search,
+                          (general.SeedSearch, general.FastSearch))
 
 
 def test_compilation_is_cached_per_key_and_rebuilt_when_the_key_lies():

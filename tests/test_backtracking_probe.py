@@ -15,9 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compare.judge.checker import check, check_model
-from engines import _backtracking_fast as fast
-from engines._backtracking_probe import prober, resumer, settler
-from engines._backtracking_shape import Shape
+from engines.backtracking import fast
+from engines.backtracking.probing import prober, resumer, settler
+from engines.backtracking.shape import Shape
 from engines.base import Status
 from puzzles.model import Model
 from puzzles.sudoku import Sudoku
@@ -32,9 +32,10 @@ def probing_search(model: Model, width: int | None, mode: str, limit: int = 10_0
     shape = Shape(model.structure)
     if shape.unsat_reason:
         return None
-    layout = shape.layout
+    searcher = fast.FastSearch(shape)
+    layout = searcher.layout
     layout.probe = prober(layout, width) if width else None
-    state = fast.start(shape, model.givens)
+    state = searcher.start(model.givens)
     if isinstance(state, str):
         return None
     report = fast.search(layout, *state, mode == "lexfirst", limit, limit, None)
@@ -64,10 +65,11 @@ def compare_resumed_probes(model: Model, rng: random.Random, steps: int = 4) -> 
     check that each probe resumed from those results equals a fresh probe.
     Returns how many probes were compared."""
     shape = Shape(model.structure)
-    state = None if shape.unsat_reason else fast.start(shape, model.givens)
+    searcher = fast.FastSearch(shape)
+    state = None if shape.unsat_reason else searcher.start(model.givens)
     if state is None or isinstance(state, str):
         return 0
-    layout = shape.layout
+    layout = searcher.layout
     NK, B0 = layout.NK, layout.B0
     settle = settler(layout)
     outcome = resumer(layout, settle)

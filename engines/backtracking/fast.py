@@ -1,6 +1,6 @@
 """The ``fast`` variant's search: singles to a fixpoint, then branch on a field.
 
-The state is the one-int layout of ``_backtracking_layout``. Every open field
+The state is the one-int layout of ``layout``. Every open field
 has its flag bit set, so subtracting one unit per open field (``lo``) never
 borrows across fields, and ``X & (X - lo)`` clears the lowest bit of every
 open field at once. Applied twice, a field's flag survives only if it had at
@@ -14,7 +14,7 @@ least two candidates:
   variables *and* over unit-value places, like Knuth's exact-cover choice).
 
 On big shapes (16 or more values, see ``Layout.probe``) each node also
-probes its small fields once singles are exhausted (``_backtracking_probe``):
+probes its small fields once singles are exhausted (``probing``):
 failed literals are removed, and ``first`` and ``count`` branch on the
 two-candidate field whose branches prune most.
 
@@ -27,40 +27,65 @@ while singles prune the subtrees the ``seed`` order wanders into.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from ..base import timed_out
+from .layout import Layout
+from .report import Report
 
-from .base import timed_out
 CHECK_EVERY = 256      # nodes between deadline checks (a power of two)
 
 
-@dataclass
-class Report:
-    """Raw search outcome; solutions are ``placed`` ints for ``Layout.decode``."""
-    solutions: list[int] = field(default_factory=list)
-    count: int = 0
-    nodes: int = 0
-    backtracks: int = 0
-    timed_out: bool = False
+class FastSearch:
+    """The ``fast`` variant on an AllDifferent-only shape. Built once per
+    shape: the layout costs more than most 9x9 searches."""
+
+    def __init__(self, shape):
+        self.shape = shape
+        self.unsat = shape.unsat_reason
+        self.layout = None if self.unsat else Layout(shape)
+
+    def start(self, givens) -> "tuple[int, int] | str":
+        """The state ``(X, placed)`` after placing the givens, or why they conflict."""
+        shape, layout = self.shape, self.layout
+        X, placed = layout.start, 0
+        nv, NK, B0 = layout.nvalues, layout.NK, layout.B0
+        for var, value in givens:
+            vi = shape.value_index(var, value)
+            if vi is None:
+                return f"given {value} is outside the domain of variable {var}"
+            cd = var * nv + vi
+            b = B0[cd]
+            if X & b:
+                X &= NK[cd]
+                placed |= b
+            elif not placed & b:
+                return f"given {value} at variable {var} conflicts with another given"
+        return X, placed
+
+    def run(self, state, lex: bool, limit: int, keep: int,
+            deadline: float | None) -> tuple[Report, list[tuple]]:
+        report = search(self.layout, *state, lex, limit, keep, deadline)
+        return report, [self.layout.decode(p) for p in report.solutions]
 
 
 def search(layout, X: int, placed: int, lex: bool, limit: int, keep: int,
            deadline: float | None) -> Report:
     """Depth-first search from state ``X`` until ``limit`` solutions or the end.
 
-    The layout's ``probe`` (see ``_backtracking_probe``), if any, runs at
-    every node once singles are exhausted; its nodes are costly, so the
-    deadline is then checked at each.
+    The layout's ``probe`` (see ``probing``), if any, runs at every node
+    once singles are exhausted; its nodes are costly, so the deadline is then
+    checked at each. Solutions are ``placed`` ints for ``Layout.decode``.
     """
     O, RS, W1, probe = layout.O, layout.RS, layout.W - 1, layout.probe
     MAP, NK, B0, BITS = layout.MAP, layout.NK, layout.B0, layout.BITS
     report = Report()
-    solutions = report.solutions
     nodes = backtracks = 0
     stack = []
     earlier = {}                          # the last probe pass's results
     mask = 0 if probe else CHECK_EVERY - 1
     while True:
         while True:                       # propagate, then branch or give up
+            # Deliberately inline: the singles sweep of ``probing.settler``,
+            # copied so a 9x9 node does not pay a call per sweep; change both.
             o = X & O
             lo = o >> W1
             y = X & (X - lo)
@@ -86,10 +111,7 @@ def search(layout, X: int, placed: int, lex: bool, limit: int, keep: int,
                 backtracks += 1
                 break
             if not X:                     # every field satisfied: a solution
-                report.count += 1
-                if len(solutions) < keep:
-                    solutions.append(placed)
-                if report.count >= limit:
+                if report.found(placed, keep) >= limit:
                     report.nodes, report.backtracks = nodes, backtracks
                     return report
                 break
@@ -138,21 +160,3 @@ def search(layout, X: int, placed: int, lex: bool, limit: int, keep: int,
     report.nodes, report.backtracks = nodes, backtracks
     return report
 
-
-def start(shape, givens) -> "tuple[int, int] | str":
-    """The state ``(X, placed)`` after placing the givens, or why they conflict."""
-    layout = shape.layout
-    X, placed = layout.start, 0
-    nv, NK, B0 = layout.nvalues, layout.NK, layout.B0
-    for var, value in givens:
-        vi = shape.value_index(var, value)
-        if vi is None:
-            return f"given {value} is outside the domain of variable {var}"
-        cd = var * nv + vi
-        b = B0[cd]
-        if X & b:
-            X &= NK[cd]
-            placed |= b
-        elif not placed & b:
-            return f"given {value} at variable {var} conflicts with another given"
-    return X, placed

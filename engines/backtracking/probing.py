@@ -3,7 +3,7 @@
 Why: on 16x16 and 25x25 grids singles alone leave wide trees; a 16x16 puzzle
 that CP-SAT solves without branching took 80,000 nodes. A *probe* places one
 candidate on a copy of the state (the one-int layout of
-``_backtracking_layout``, so a copy is free) and runs singles to a fixpoint.
+``layout``, so a copy is free) and runs singles to a fixpoint.
 If that ends in a conflict, no solution holds the candidate and it is removed
 (failed-literal elimination). Removing only candidates that belong to no
 solution keeps ``count`` and ``lexfirst`` exact.
@@ -42,8 +42,9 @@ from __future__ import annotations
 def settler(layout):
     """Singles to a fixpoint on a copy: ``settle(X, placed)`` -> state or None.
 
-    The same sweep as the inner loop of ``_backtracking_fast.search``, kept
-    apart so the 9x9 search does not pay a call per sweep.
+    This is the readable form of the sweep; ``fast.search`` carries a
+    deliberate inline copy so the 9x9 search does not pay a call per sweep.
+    A change to one is a change to both.
     """
     O, RS, W1 = layout.O, layout.RS, layout.W - 1
     MAP, NK, B0, BITS = layout.MAP, layout.NK, layout.B0, layout.BITS

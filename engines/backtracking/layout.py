@@ -19,7 +19,7 @@ Why one big int: Python pays per operation, not per bit. Placing a candidate
 is ``X &= kill`` (its fields close, every candidate it rules out disappears
 from every field, all in one C-level AND), and finding every naked and hidden
 single of the whole grid is a handful of SWAR operations on ``X`` (see
-``_backtracking_fast``). A search node is then an immutable int: no copying of
+``fast``). A search node is then an immutable int: no copying of
 candidate arrays, no undo trail.
 
 Layout of bit positions (``N`` variables, ``U`` units, ``S = U * W``)::
@@ -33,12 +33,12 @@ masks on the fly instead of storing one per candidate.
 """
 from __future__ import annotations
 
-from ._backtracking_probe import prober
+from .probing import prober
 
 STORE_KILLS_BYTES = 48 << 20   # above this, kill masks are computed on first use
 KEEP_KILLS_BYTES = 160 << 20   # ... and kept up to this (all of 25x25: 127 MB)
 STORE_BITS_BYTES = 8 << 20     # the single-bit table costs about T*T/16 bytes
-# Probing (``_backtracking_probe``) costs a singles fixpoint per small-field
+# Probing (``probing``) costs a singles fixpoint per small-field
 # candidate at every node. On 9x9 that makes forum_hardest puzzles 4x slower
 # (fewer nodes, each far dearer); from 16 values on it cuts trees by orders of
 # magnitude (vu_kr 16x16: 80,000 nodes to none on its worst puzzle).

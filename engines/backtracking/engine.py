@@ -1,0 +1,84 @@
+"""``BacktrackingEngine``: picks the search once per translate, then runs it.
+
+A variant and a path (AllDifferent-only or general) make four searches; each
+is a class built once per shape (``Shape.derived``), so a translate costs a
+cache hit plus placing the givens, and ``search`` calls the object it was
+handed without looking at the variant again.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from puzzles.model import AllDifferent, Linear, Model, ModelError, NotEqualOffset, Table
+
+from ..base import KEEP_SOLUTIONS, Engine, EngineOptionError, Outcome, Status
+from . import fast, general, seed
+from .report import Report
+from .shape import shape_for
+
+# variant -> (search on AllDifferent-only shapes, search on the others)
+SEARCHES = {
+    "seed": (seed.SeedSearch, general.SeedSearch),
+    "fast": (fast.FastSearch, general.FastSearch),
+}
+VARIANTS = tuple(SEARCHES)
+
+
+@dataclass
+class Translated:
+    """A model ready to search: the search object and its start state, or why
+    the model is UNSAT before any search."""
+    search: Any
+    state: Any = None
+    unsat: str = ""
+
+
+class BacktrackingEngine(Engine):
+    name = "backtracking"
+    library = ""
+    constraint_kinds = frozenset({AllDifferent, Linear, NotEqualOffset, Table})
+    option_defaults = {"variant": "fast"}
+
+    @classmethod
+    def validate_options(cls, options: dict[str, Any]) -> None:
+        if options["variant"] not in VARIANTS:
+            raise EngineOptionError(
+                f"engine {cls.name!r}: variant={options['variant']!r} is not one of "
+                f"{', '.join(VARIANTS)}")
+
+    def translate(self, model: Model) -> Translated:
+        shape = shape_for(model.structure)
+        for var, _ in model.givens:
+            if not 0 <= var < shape.nvars:
+                raise ModelError(f"given for unknown variable {var}")
+        alldifferent_search, general_search = SEARCHES[self.options["variant"]]
+        search = shape.derived(alldifferent_search if shape.alldifferent_only
+                               else general_search)
+        if search.unsat:
+            return Translated(search, unsat=search.unsat)
+        state = search.start(model.givens)
+        if isinstance(state, str):
+            return Translated(search, unsat=state)
+        return Translated(search, state)
+
+    def search(self, translated: Translated, mode: str, limit: int,
+               deadline: float | None) -> Outcome:
+        if translated.unsat:
+            return Outcome(Status.UNSAT, count=0 if mode == "count" else None,
+                           message=translated.unsat)
+        limit = max(1, limit) if mode == "count" else 1
+        keep = KEEP_SOLUTIONS if mode == "count" else 1
+        report, solutions = translated.search.run(translated.state, mode == "lexfirst",
+                                                  limit, keep, deadline)
+        return _outcome(report, solutions, mode)
+
+
+def _outcome(report: Report, solutions: list[tuple], mode: str) -> Outcome:
+    if report.timed_out:
+        status = Status.TIMEOUT
+    else:
+        status = Status.SOLVED if report.count else Status.UNSAT
+    return Outcome(status, solutions=solutions,
+                   count=report.count if mode == "count" else None,
+                   nodes=report.nodes, backtracks=report.backtracks)
