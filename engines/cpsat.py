@@ -24,7 +24,7 @@ from typing import Any
 
 from puzzles.model import OPERATORS, AllDifferent, Linear, Model, NotEqualOffset, Table
 
-from .base import Engine, EngineOptionError, Outcome, Status, KEEP_SOLUTIONS
+from .base import KEEP_SOLUTIONS, Engine, EngineOptionError, Outcome, Status
 from .lexprobe import SearchTimeout, lexfirst_by_probes
 
 try:

@@ -25,8 +25,15 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any, Callable
 
-from puzzles.model import (OPERATORS, AllDifferent, Linear, Model, NotEqualOffset, Table,
-                           merged_terms)
+from puzzles.model import (
+    OPERATORS,
+    AllDifferent,
+    Linear,
+    Model,
+    NotEqualOffset,
+    Table,
+    merged_terms,
+)
 
 from .base import KEEP_SOLUTIONS, Engine, Outcome, Status, timed_out
 from .lexprobe import SearchTimeout, lexfirst_by_probes

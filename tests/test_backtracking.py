@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import itertools
 import random
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from compare.cli.bench import DATASETS  # noqa: E402  (one definition of where the sets live)
 from compare.judge.checker import check, check_model
 from engines import get_engine
 from engines.backtracking import BacktrackingEngine
@@ -21,7 +21,6 @@ from engines.base import EngineOptionError, Status
 from puzzles.model import AllDifferent, Linear, Model, Structure
 from puzzles.sudoku import Sudoku
 
-from compare.cli.bench import DATASETS  # noqa: E402  (one definition of where the sets live)
 VARIANTS = ("seed", "fast")
 
 BOJ_INPUT = ("103000509 002109400 000704000 300502006 060000050 "

@@ -12,7 +12,8 @@ import itertools
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from compare.judge.checker import check_model
 from engines import get_engine
@@ -22,8 +23,7 @@ from engines.backtracking.general import linear
 from engines.base import KEEP_SOLUTIONS, Status
 from puzzles.coloring import Coloring, read_col
 from puzzles.cryptarithm import from_text
-from puzzles.model import (LINEAR_OPS, AllDifferent, Linear, Model, NotEqualOffset,
-                           Structure, Table)
+from puzzles.model import LINEAR_OPS, AllDifferent, Linear, Model, NotEqualOffset, Structure, Table
 from puzzles.queens import Queens
 from puzzles.sudoku import Sudoku
 

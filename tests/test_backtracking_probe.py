@@ -21,9 +21,15 @@ from engines.backtracking.shape import Shape
 from engines.base import Status
 from puzzles.model import Model
 from puzzles.sudoku import Sudoku
-
-from tests.test_backtracking import (DATASETS, brute_force, dataset, engine, random_puzzle,
-                               small_models, two_solution_puzzle)
+from tests.test_backtracking import (
+    DATASETS,
+    brute_force,
+    dataset,
+    engine,
+    random_puzzle,
+    small_models,
+    two_solution_puzzle,
+)
 
 
 def probing_search(model: Model, width: int | None, mode: str, limit: int = 10_000):

@@ -75,7 +75,7 @@ def search(layout, X: int, placed: int, lex: bool, limit: int, keep: int,
     once singles are exhausted; its nodes are costly, so the deadline is then
     checked at each. Solutions are ``placed`` ints for ``Layout.decode``.
     """
-    O, RS, W1, probe = layout.O, layout.RS, layout.W - 1, layout.probe
+    O, RS, W1, probe = layout.O, layout.RS, layout.W - 1, layout.probe  # noqa: E741  (the layout's own names, bound locally for the hot loop)
     MAP, NK, B0, BITS = layout.MAP, layout.NK, layout.B0, layout.BITS
     report = Report()
     nodes = backtracks = 0

@@ -46,7 +46,7 @@ def settler(layout):
     deliberate inline copy so the 9x9 search does not pay a call per sweep.
     A change to one is a change to both.
     """
-    O, RS, W1 = layout.O, layout.RS, layout.W - 1
+    O, RS, W1 = layout.O, layout.RS, layout.W - 1  # noqa: E741  (the layout's own names, bound locally)
     MAP, NK, B0, BITS = layout.MAP, layout.NK, layout.B0, layout.BITS
 
     def settle(X: int, placed: int):

@@ -8,8 +8,15 @@ a constraint over no variable is decided now.
 """
 from __future__ import annotations
 
-from puzzles.model import (OPERATORS, AllDifferent, Linear, NotEqualOffset, Structure,
-                           Table, merged_terms)
+from puzzles.model import (
+    OPERATORS,
+    AllDifferent,
+    Linear,
+    NotEqualOffset,
+    Structure,
+    Table,
+    merged_terms,
+)
 
 from ..shape import Shape, shape_for
 
