@@ -287,3 +287,10 @@ def test_quick_benchmark_runs_every_part_verifies_and_publishes(tmp_path):
     assert {"gen-25x25", "gen-16x16-hard", "gecode_25x25"} <= set(big["source"])
     assert (docs / "bench.md").read_text() == text
     assert (docs / "9x9" / "cactus.png").stat().st_size > 0
+
+
+def test_a_puzzle_file_the_part_cannot_read_is_exit_2_not_a_traceback(tmp_path, capsys):
+    path = write(tmp_path, TINY)                      # two.txt is not there
+    assert bench_cli.main([str(path), "--quiet", "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "error: bench part queens: " in err and "two.txt" in err

@@ -28,10 +28,12 @@ import engines
 from compare.api import Interrupted, run_comparison
 from compare.cli.common import Exit, OneLineParser, UsageError, positive, say
 from compare.harness.plan import SettingsError, WorkersFailed, check_out, reports_root
-from compare.harness.store import Store
+from compare.harness.plugins import PluginError
+from compare.harness.store import Store, StoreError
 from compare.reporting import bench, summary
 from compare.reporting.report import build_report
 from puzzles.default_set import DATA
+from puzzles.errors import PuzzleInputError
 from puzzles.generator import file_text, generate
 
 BAD_USAGE, INTERRUPTED = Exit.USAGE, Exit.INTERRUPTED
@@ -375,6 +377,9 @@ def _run_part(part: Part, out: Path, args) -> Outcome:
             command=f"python run_compare.py bench --parts {part.name}")
     except Interrupted:
         raise KeyboardInterrupt from None
+    except (SettingsError, PuzzleInputError, StoreError, PluginError) as err:
+        say(f"error: bench part {part.name}: {err}")
+        return Outcome(part, Exit.USAGE, time.perf_counter() - started, folder)
     except WorkersFailed as err:
         say(f"error: bench part {part.name}: {err}")
         return Outcome(part, Exit.FAILED, time.perf_counter() - started, folder)
@@ -445,7 +450,9 @@ def _ratio_section(mine, data) -> list[str]:
     table = bench.ratio_table(tasks, _fast(part), part.baseline, target["mean"], target["max"])
     met = int(table["mean_pass"].sum() + table["max_pass"].sum())
     sampled = f", samples of {part.sample} from the big sets" if part.sample else ""
-    return [f"## {part.name}: fast against CP-SAT (mode {part.mode}, limit {part.timeout:g} s"
+    against = ("fast against CP-SAT" if (_fast(part), part.baseline) == ("backtracking", "cpsat")
+               else f"{_fast(part)} against {part.baseline}")
+    return [f"## {part.name}: {against} (mode {part.mode}, limit {part.timeout:g} s"
             f"{sampled}{_repeats(outcome)})", "",
             bench.markdown(bench.shown(table, bench.RATIO_COLUMNS,
                                        bench.ratio_headers(target["mean"]))), "",
