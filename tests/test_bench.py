@@ -1,4 +1,4 @@
-"""``run_compare.py bench``: its figures, its bad-usage paths, and a --quick smoke run.
+"""``run_compare.py bench``: its figures, its benchmark file, its bad-usage paths, and runs.
 
 The smoke run needs no public data: it points ``--datasets`` at a folder of
 small generated puzzles under the public sets' file names.
@@ -40,21 +40,21 @@ def test_ratio_table_passes_and_fails_each_target_on_its_own():
         ("a", "a:2", "fast", 0.2), ("a", "a:2", "cp", 0.3),      # a: mean 0.15/0.65, max 0.2/1.0
         ("b", "b:1", "fast", 0.5), ("b", "b:1", "cp", 1.0),      # b: mean 0.5 > 0.33x
         ("b", "b:2", "fast", 0.01), ("b", "b:2", "cp", 2.0),
-    ]), "fast", "cp").set_index("dataset")
+    ]), "fast", "cp", 0.33, 1.0).set_index("dataset")
     assert table.loc["a", "mean_ratio"] == pytest.approx(0.15 / 0.65)
     assert table.loc["a", ["mean_pass", "max_pass"]].tolist() == [True, True]
     assert table.loc["b", "mean_ratio"] == pytest.approx(0.255 / 1.5)
     assert table.loc["b", ["mean_pass", "max_pass"]].tolist() == [True, True]
     slow = bench.ratio_table(tasks([("c", "c:1", "fast", 0.5), ("c", "c:1", "cp", 1.0),
                                     ("c", "c:2", "fast", 0.5), ("c", "c:2", "cp", 0.1)]),
-                             "fast", "cp").iloc[0]
+                             "fast", "cp", 0.33, 1.0).iloc[0]
     assert (slow["mean_pass"], slow["max_pass"]) == (False, True)     # 0.5/0.55; 0.5 <= 1.0
 
 
 def test_an_unsolved_task_fails_the_targets_and_counts_at_the_limit():
     row = bench.ratio_table(tasks([("a", "a:1", "fast", None), ("a", "a:1", "cp", 12.0),
                                    ("a", "a:2", "fast", 0.1), ("a", "a:2", "cp", 40.0)]),
-                            "fast", "cp").iloc[0]
+                            "fast", "cp", 0.33, 1.0).iloc[0]
     assert row["fast_max"] == 10.0 and row["unsolved"] == "1/0"
     assert row["mean_ratio"] < 0.33 and row["max_ratio"] < 1       # the ratios alone would pass
     assert (row["mean_pass"], row["max_pass"]) == (False, False)
@@ -63,12 +63,12 @@ def test_an_unsolved_task_fails_the_targets_and_counts_at_the_limit():
 def test_lexfirst_ratio_against_first_mode_and_na_without_it():
     lex = tasks([("a", "a:1", "fast", 0.3), ("b", "b:1", "fast", 0.3)])
     first = tasks([("a", "a:1", "fast", 0.1), ("b", "b:1", "fast", 0.2)])
-    table = bench.lexfirst_table(lex, first, "fast")
+    table = bench.lexfirst_table(lex, first, "fast", 3.0)
     assert table["ratio"].tolist() == pytest.approx([3.0, 1.5])
     assert table["pass"].tolist() == [True, True]
-    slower = bench.lexfirst_table(tasks([("a", "a:1", "fast", 0.31)]), first, "fast")
+    slower = bench.lexfirst_table(tasks([("a", "a:1", "fast", 0.31)]), first, "fast", 3.0)
     assert slower["pass"].tolist() == [False]
-    alone = bench.lexfirst_table(lex, None, "fast")
+    alone = bench.lexfirst_table(lex, None, "fast", 3.0)
     assert [bench.verdict(v) for v in alone["pass"]] == ["n/a", "n/a"]
 
 
@@ -82,9 +82,10 @@ def test_not_covered_lists_what_cpsat_solved_and_the_backtracker_did_not():
 
 
 def test_overhead_limit_is_a_quarter_over_the_ideal_plus_five_seconds():
-    ok = bench.overhead({"tasks": 5000, "workers": 2, "wall_s": 9.9, "task_s": 8.0})
+    ok = bench.overhead({"tasks": 5000, "workers": 2, "wall_s": 9.9, "task_s": 8.0}, 1.25, 5.0)
     assert ok["limit_s"] == pytest.approx(1.25 * 4.0 + 5) and ok["pass"]
-    assert not bench.overhead({"tasks": 5000, "workers": 2, "wall_s": 10.1, "task_s": 8.0})["pass"]
+    late = {"tasks": 5000, "workers": 2, "wall_s": 10.1, "task_s": 8.0}
+    assert not bench.overhead(late, 1.25, 5.0)["pass"]
 
 
 def test_a_sample_depends_on_the_file_name_not_its_folder():
@@ -93,6 +94,98 @@ def test_a_sample_depends_on_the_file_name_not_its_folder():
     x = [i for origin, i in picked if origin == "x/set.txt"]
     assert x == [i for origin, i in picked if origin == "y/z/set.txt"] and len(x) == 5
     assert x != [i for o, i in sample_per_origin(items, 5, seed=4) if o == "x/set.txt"]
+
+
+# ----- the benchmark file -------------------------------------------------------------
+NINE = ("norvig_easy50", "norvig_top95", "norvig_hardest", "royle_17clue_49158",
+        "forum_hardest_1905_11plus")
+BIG = ("gecode_16x16_janko", "vu_kr_16x16", "gecode_25x25")
+EASY = "kaggle_1m_first9999"
+
+
+def test_the_default_file_describes_the_benchmark_as_the_constants_did():
+    spec = bench_cli.load(bench_cli.DEFAULT_FILE)
+    assert [p.name for p in spec.parts] == ["9x9", "lexfirst", "overhead", "big"]
+    assert spec.datasets == {"nine": tuple(f"{s}.txt" for s in NINE), "easy": (f"{EASY}.txt",),
+                             "big": tuple(f"{s}.txt" for s in BIG)}
+    nine, lex, over, big = spec.parts
+    both, fast = ("backtracking", "cpsat"), ("backtracking",)
+    got = [(p.engines, p.mode, p.puzzles, p.sample, p.timeout, p.baseline, p.timeout_option,
+            p.repeatable) for p in spec.parts]
+    assert got == [(both, "first", ("nine",), 1000, 10.0, "cpsat", "--timeout", True),
+                   (fast, "lexfirst", ("nine",), 1000, 10.0, None, "--timeout", True),
+                   (fast, "first", ("easy",), 5000, 10.0, None, "--timeout", False),
+                   (both, "first", ("big",), None, 20.0, "cpsat", "--big-timeout", False)]
+    assert nine.target == {"kind": "ratio", "mean": 0.33, "max": 1.0}
+    assert lex.target == {"kind": "lexfirst", "within": 3.0, "against": "9x9"}
+    assert over.target == {"kind": "overhead", "factor": 1.25, "slack": 5.0}
+    assert big.target == {"kind": "coverage", "scaling_with": "9x9"}
+    assert big.embedded == ("gen-16x16-easy.txt", "gen-16x16-hard.txt")
+    assert big.generated == bench_cli.Generated(25, 4, 340)
+    assert [p.quick.get("sample") for p in spec.parts] == [8, 8, 200, 2]
+    assert {p.quick["timeout"] for p in spec.parts} == {5.0}
+    assert big.quick["generated"] == bench_cli.Generated(25, 1, 420)
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "mine.toml"
+    path.write_text(text)
+    return path
+
+
+TINY = """\
+title = "Queens"
+[[parts]]
+name = "queens"
+engines = ["backtracking"]
+puzzles = ["queens:6", "two.txt"]
+timeout = 5
+"""
+
+
+@pytest.mark.slow
+def test_a_user_file_runs_end_to_end_and_writes_bench_md(tmp_path, capsys):
+    (tmp_path / "two.txt").write_text("\n".join(lines_of("gen-9x9-easy.txt")[:2]) + "\n")
+    out = tmp_path / "out"
+    code = bench_cli.main([str(write(tmp_path, TINY)), "--quiet", "--workers", "1",
+                           "--datasets", str(tmp_path / "nowhere"), "--out", str(out)])
+    assert code == 0, capsys.readouterr().err
+    text = (out / "bench.md").read_text()
+    assert text.startswith("# Queens") and "## queens: backtracking" in text
+    results = pd.read_csv(out / "queens" / "results.csv")
+    assert len(results) == 3 and results["verified"].all()
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[[parts]\nname = 1", "not valid TOML"),
+    (TINY + "colour = 'red'\n", "parts[0].colour: unknown key"),
+    (TINY.replace('timeout = 5\n', ''), "parts[0].timeout: missing"),
+    (TINY.replace('timeout = 5', 'timeout = "5"'), "parts[0].timeout: must be a number"),
+    (TINY.replace('engines = ["backtracking"]', 'engines = "backtracking"'),
+     "parts[0].engines: must be a list"),
+    (TINY + "target = {kind = 'ratio', mean = 0.5}\n", "parts[0].target.max: missing"),
+    ("title = 'x'\n", "parts: missing"),
+])
+def test_a_malformed_file_is_one_line_naming_it_and_exit_2(tmp_path, capsys, text, message):
+    path = write(tmp_path, text)
+    assert bench_cli.main([str(path), "--out", str(tmp_path / "out")]) == 2
+    line = one_error_line(capsys)
+    assert str(path) in line and message in line
+    assert not (tmp_path / "out").exists()
+
+
+def test_bad_toml_names_the_line(tmp_path, capsys):
+    path = write(tmp_path, "title = 'x'\n[[parts]\n")
+    assert bench_cli.main([str(path)]) == 2
+    assert "line 2" in one_error_line(capsys)
+
+
+def test_parts_choose_among_the_files_parts(tmp_path, capsys):
+    path = write(tmp_path, TINY)
+    assert bench_cli.main([str(path), "--parts", "9x9"]) == 2
+    assert "--parts 9x9: choose from queens" in one_error_line(capsys)
+    assert bench_cli.main([str(tmp_path / "absent.toml")]) == 2
+    assert "absent.toml: cannot read" in one_error_line(capsys)
 
 
 # ----- bad usage -----------------------------------------------------------------------
@@ -113,15 +206,16 @@ def test_missing_datasets_is_one_line_exit_2_and_writes_nothing(tmp_path, capsys
 def test_a_missing_file_is_named(tmp_path, capsys):
     datasets = synthetic_datasets(tmp_path / "sets")
     (datasets / "vu_kr_16x16.txt").unlink()
-    assert set(bench_cli._dataset_files(datasets, ["9x9", "overhead"])) == {   # big not asked
-        *bench_cli.NINE, bench_cli.EASY}
+    spec = bench_cli.load(bench_cli.DEFAULT_FILE)
+    files = bench_cli._dataset_files(spec, datasets, bench_cli._chosen(spec, "9x9,overhead"))
+    assert set(files) == {f"{s}.txt" for s in (*NINE, EASY)}     # big not asked
     assert bench_cli.main(["--datasets", str(datasets), "--parts", "big",
                            "--out", str(tmp_path / "b")]) == 2
     assert "vu_kr_16x16.txt: dataset not found" in one_error_line(capsys)
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--parts", "9x9,huge"], "--parts 9x9,huge: choose from"),
+    (["--parts", "9x9,huge"], "--parts 9x9,huge: choose from 9x9,lexfirst,overhead,big"),
     (["--out", "FULL"], "folder is not empty"),
 ])
 def test_bad_usage_is_exit_2(tmp_path, capsys, args, message):
@@ -137,8 +231,9 @@ def test_bad_usage_is_exit_2(tmp_path, capsys, args, message):
 @pytest.mark.skipif(not bench_cli.DATASETS.is_dir(), reason="../shared/datasets is absent")
 @pytest.mark.datasets
 def test_the_default_datasets_folder_has_every_set_the_benchmark_reads():
-    files = bench_cli._dataset_files(bench_cli.DATASETS, list(bench_cli.ORDER))
-    assert set(files) == {*bench_cli.NINE, *bench_cli.BIG, bench_cli.EASY}
+    spec = bench_cli.load(bench_cli.DEFAULT_FILE)
+    files = bench_cli._dataset_files(spec, bench_cli.DATASETS, list(spec.parts))
+    assert set(files) == {f"{s}.txt" for s in (*NINE, *BIG, EASY)}
 
 
 # ----- the smoke run -------------------------------------------------------------------
@@ -150,11 +245,11 @@ def synthetic_datasets(folder: Path) -> Path:
     """Small stand-ins under the public names: generated 9x9 and 16x16, a loose 25x25."""
     folder.mkdir(parents=True)
     nine = lines_of("gen-9x9-easy.txt") + lines_of("gen-9x9-hard.txt")
-    for i, stem in enumerate(bench_cli.NINE):
+    for i, stem in enumerate(NINE):
         (folder / f"{stem}.txt").write_text("\n".join(nine[2 * i:2 * i + 2]) + "\n")
-    (folder / f"{bench_cli.EASY}.txt").write_text("\n".join(lines_of("gen-9x9-easy.txt")) + "\n")
+    (folder / f"{EASY}.txt").write_text("\n".join(lines_of("gen-9x9-easy.txt")) + "\n")
     sixteen = lines_of("gen-16x16-easy.txt")
-    for stem in bench_cli.BIG[:2]:
+    for stem in BIG[:2]:
         (folder / f"{stem}.txt").write_text("\n".join(sixteen[:2]) + "\n")
     grid = list(full_grid(25, random.Random(5)))
     for cell in random.Random(6).sample(range(625), 80):
@@ -192,3 +287,10 @@ def test_quick_benchmark_runs_every_part_verifies_and_publishes(tmp_path):
     assert {"gen-25x25", "gen-16x16-hard", "gecode_25x25"} <= set(big["source"])
     assert (docs / "bench.md").read_text() == text
     assert (docs / "9x9" / "cactus.png").stat().st_size > 0
+
+
+def test_a_puzzle_file_the_part_cannot_read_is_exit_2_not_a_traceback(tmp_path, capsys):
+    path = write(tmp_path, TINY)                      # two.txt is not there
+    assert bench_cli.main([str(path), "--quiet", "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "error: bench part queens: " in err and "two.txt" in err

@@ -1,20 +1,16 @@
-"""``run_compare.py bench``: the benchmark, one comparison run per part, then bench.md.
+"""``run_compare.py bench [FILE]``: a benchmark file's parts, one comparison run each, then bench.md.
 
-Parts (run in this order; ``--parts`` picks some):
+FILE (TOML, default ``<repo>/benchmarks/sudoku.toml``) names the dataset
+groups, and for each part its engines, mode, puzzles, sample, limit, repeat,
+baseline, quick-scale overrides and target; docs/performance/README.md
+describes the format. Parts run in the file's order; ``--parts`` picks some.
 
-* ``9x9``: backtracking (fast) against CP-SAT (1 worker), mode ``first``, on
-  the five standard sets (the two big ones sampled, 1,000 puzzles each);
-* ``lexfirst``: fast in ``lexfirst`` mode on the same puzzles;
-* ``overhead``: 5,000 easy puzzles, fast only, the harness's own cost;
-* ``big``: 16x16 and 25x25 (public sets plus generated ones), fast against
-  CP-SAT; last, because it is the longest and its timeouts set its length.
-
-Each part goes through ``compare.cli.run`` exactly as ``python run_compare.py``
-would (its command is in its summary.md), so every answer is checked and
-cross-checked, and the results land in ``OUT/<part>/``. Exit codes: 0 every
-answer verified and the engines agree (targets that fail are reported, not
-errors); 1 a wrong answer or disagreement in some part; 2 bad usage or a
-missing dataset; 130 interrupted.
+Each part goes through ``compare.api.run_comparison`` as ``python
+run_compare.py`` would (its command is in its summary.md), so every answer is
+checked and cross-checked, and the results land in ``OUT/<part>/``. Exit
+codes: 0 every answer verified and the engines agree (targets that fail are
+reported, not errors); 1 a wrong answer or disagreement in some part; 2 bad
+usage, a malformed benchmark file or a missing dataset; 130 interrupted.
 """
 from __future__ import annotations
 
@@ -23,7 +19,8 @@ import shlex
 import shutil
 import sys
 import time
-from dataclasses import dataclass
+import tomllib
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
@@ -31,42 +28,40 @@ import engines
 from compare.api import Interrupted, run_comparison
 from compare.cli.common import Exit, OneLineParser, UsageError, positive, say
 from compare.harness.plan import SettingsError, WorkersFailed, check_out, reports_root
-from compare.harness.store import Store
+from compare.harness.plugins import PluginError
+from compare.harness.store import Store, StoreError
 from compare.reporting import bench, summary
 from compare.reporting.report import build_report
 from puzzles.default_set import DATA
+from puzzles.errors import PuzzleInputError
 from puzzles.generator import file_text, generate
 
 BAD_USAGE, INTERRUPTED = Exit.USAGE, Exit.INTERRUPTED
 REPO = Path(__file__).resolve().parents[2]
 DATASETS = REPO.parent / "shared" / "datasets"
-NINE = ("norvig_easy50", "norvig_top95", "norvig_hardest", "royle_17clue_49158",
-        "forum_hardest_1905_11plus")
-BIG = ("gecode_16x16_janko", "vu_kr_16x16", "gecode_25x25")
-EASY = "kaggle_1m_first9999"
-GENERATED_16 = ("gen-16x16-easy.txt", "gen-16x16-hard.txt")    # the embedded default set
-ORDER = ("9x9", "lexfirst", "overhead", "big")
-FAST, CPSAT = "backtracking", "cpsat"
-PLOTS, PLOTTED = ("cactus.png", "scatter.png"), ("9x9", "big")     # shown in bench.md
+DEFAULT_FILE = REPO / "benchmarks" / "sudoku.toml"
+COUNTER = "backtracking"            # counts solutions while generating puzzles
+PLOTS = ("cactus.png", "scatter.png")
+TIMEOUT_OPTIONS = ("--timeout", "--big-timeout")
+TARGETS = {"ratio": {"mean": float, "max": float}, "lexfirst": {"within": float, "against": str},
+           "overhead": {"factor": float, "slack": float}, "coverage": {"scaling_with": str},
+           "none": {}}
+
+
+class FileError(UsageError):
+    """A malformed benchmark file (exit 2, one line naming the file)."""
 
 
 @dataclass(frozen=True)
-class Scale:
-    """How much each part runs: the full benchmark, or ``--quick``'s smoke test."""
-    nine_sample: int
-    easy_sample: int
-    big_sample: int | None
-    timeout: float
-    big_timeout: float
-    gen25: tuple[int, int]       # generated 25x25 puzzles: (count, clues)
-
-
-FULL = Scale(1000, 5000, None, 10.0, 20.0, (4, 340))
-QUICK = Scale(8, 200, 2, 5.0, 5.0, (1, 420))
+class Generated:
+    size: int
+    count: int
+    clues: int
 
 
 @dataclass(frozen=True)
 class Part:
+    """One part as the file gives it (``puzzles`` are group names, specs or paths)."""
     name: str
     engines: tuple[str, ...]
     mode: str
@@ -74,6 +69,24 @@ class Part:
     sample: int | None
     timeout: float
     repeat: int = 1
+    baseline: str | None = None
+    timeout_option: str = "--timeout"
+    repeatable: bool = False             # the file sets ``repeat``: --repeat applies
+    embedded: tuple[str, ...] = ()
+    generated: Generated | None = None
+    target: dict = field(default_factory=lambda: {"kind": "none"})
+    quick: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    path: Path
+    title: str
+    datasets: dict[str, tuple[str, ...]]
+    parts: tuple[Part, ...]
+
+    def part(self, name: str) -> Part | None:
+        return next((p for p in self.parts if p.name == name), None)
 
 
 @dataclass
@@ -87,35 +100,39 @@ class Outcome:
 def build_parser() -> argparse.ArgumentParser:
     p = OneLineParser(
         prog="run_compare.py bench",
-        description="The benchmark: backtracking against CP-SAT on the public Sudoku "
-                    "sets, lexfirst, the harness overhead and 16x16/25x25 scaling; writes "
-                    "OUT/bench.md. Exit codes: 0 all answers verified (targets are reported "
-                    "PASS/FAIL), 1 a wrong answer or disagreement, 2 bad usage or a missing "
-                    "dataset.")
+        description="A benchmark described by a TOML file (default: benchmarks/sudoku.toml, "
+                    "backtracking against CP-SAT on the public Sudoku sets, lexfirst, the "
+                    "harness overhead and 16x16/25x25 scaling); writes OUT/bench.md. Exit "
+                    "codes: 0 all answers verified (targets are reported PASS/FAIL), 1 a wrong "
+                    "answer or disagreement, 2 bad usage, a malformed file or a missing dataset.")
+    p.add_argument("file", nargs="?", metavar="FILE",
+                   help="the benchmark file (default: <repo>/benchmarks/sudoku.toml; an "
+                        "installed copy of the package needs FILE given)")
     p.add_argument("--datasets", default=str(DATASETS), metavar="DIR",
-                   help="folder with the public sets (default: <repo>/../shared/datasets)")
-    p.add_argument("--parts", default=",".join(ORDER), metavar="LIST",
-                   help=f"comma-separated parts to run (default: {','.join(ORDER)})")
+                   help="folder with the files of the benchmark's [datasets] "
+                        "(default: <repo>/../shared/datasets)")
+    p.add_argument("--parts", metavar="LIST",
+                   help="comma-separated parts of the file to run (default: all, in file order)")
     p.add_argument("--timeout", type=positive(float), metavar="S",
-                   help="time limit per task in the 9x9, lexfirst and overhead parts "
-                        f"(default {FULL.timeout:g} s)")
+                   help="time limit per task in the parts the file gives timeout_option = "
+                        "'--timeout' (the default; in sudoku.toml 9x9, lexfirst, overhead)")
     p.add_argument("--big-timeout", type=positive(float), metavar="S",
-                   help=f"time limit per task in the big part (default {FULL.big_timeout:g} s)")
+                   help="time limit per task in the parts with timeout_option = "
+                        "'--big-timeout' (in sudoku.toml: big)")
     p.add_argument("--workers", type=positive(int), default=2, metavar="N",
                    help="worker processes (default 2)")
-    p.add_argument("--repeat", type=positive(int), default=1, metavar="K",
-                   help="run each 9x9 and lexfirst task K times and use the median "
-                        "(steadier maxima on a busy machine; default 1)")
+    p.add_argument("--repeat", type=positive(int), metavar="K",
+                   help="run each task of the parts that set repeat (9x9 and lexfirst) K times "
+                        "and use the median (steadier maxima on a busy machine)")
     p.add_argument("--seed", type=int, default=0, metavar="S",
-                   help="seed of the samples and of the generated 25x25 puzzles (default 0)")
+                   help="seed of the samples and of the generated puzzles (default 0)")
     p.add_argument("--out", metavar="DIR",
                    help="output folder, new or empty (default: reports/bench-<date-time>)")
     p.add_argument("--publish", metavar="DIR",
                    help="also copy bench.md and the plots there (e.g. docs/performance)")
     p.add_argument("--quick", action="store_true",
-                   help=f"a smoke test: {QUICK.nine_sample} puzzles per 9x9 set, "
-                        f"{QUICK.easy_sample} easy ones, {QUICK.big_sample} per big set, "
-                        f"{QUICK.timeout:g} s limits")
+                   help="a smoke test: each part's quick overrides (smaller samples, "
+                        "shorter limits)")
     p.add_argument("--quiet", action="store_true", help="no progress bars and no tables")
     return p
 
@@ -124,24 +141,25 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     started = time.perf_counter()
     try:
-        names = _part_names(args.parts)
+        spec = load(Path(args.file) if args.file else _default_file())
+        chosen = _chosen(spec, args.parts)
         out = Path(args.out or reports_root() / datetime.now().strftime("bench-%Y%m%d-%H%M%S"))
         check_out(out, resume=False)
-        files = _dataset_files(Path(args.datasets), names)
+        files = _dataset_files(spec, Path(args.datasets), chosen)
         _make(out)
     except (UsageError, SettingsError) as err:
-        print(f"error: {err}", file=sys.stderr)
+        say(f"error: {err}")
         return BAD_USAGE
     outcomes = []
     try:
-        for part in _parts(names, files, _scale(args), out, args):
-            outcomes.append(_run_part(part, out, args))
+        for part in chosen:
+            outcomes.append(_run_part(_resolved(part, spec, files, out, args), out, args))
             if outcomes[-1].code not in (0, 1):
                 return outcomes[-1].code
     except KeyboardInterrupt:
         print("\ninterrupted: the parts that finished are in their folders", file=sys.stderr)
         return INTERRUPTED
-    text = report(outcomes, argv, time.perf_counter() - started)
+    text = report(outcomes, argv, time.perf_counter() - started, spec.title)
     (out / "bench.md").write_text(text, encoding="utf-8")
     if args.publish:
         publish(out, Path(args.publish), outcomes)
@@ -149,6 +167,128 @@ def main(argv: list[str] | None = None) -> int:
         print(text)
     print(f"Benchmark report: {out / 'bench.md'}", file=sys.stderr)
     return max(o.code for o in outcomes)
+
+
+# ----- the benchmark file -------------------------------------------------------------
+def _default_file() -> Path:
+    if not DEFAULT_FILE.is_file():
+        raise UsageError(f"{DEFAULT_FILE}: no default benchmark file (an installed copy of "
+                         "the package does not ship one); give FILE")
+    return DEFAULT_FILE
+
+
+def load(path: Path) -> Benchmark:
+    """The benchmark file, checked key by key; any fault is a FileError naming it."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise FileError(f"{path}: cannot read the benchmark file ({exc.strerror})") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise FileError(f"{path}: not valid TOML: {exc}") from None
+    where = _Where(path)
+    where.keys(data, "", {"title": str, "datasets": dict, "parts": list}, required=("parts",))
+    datasets = {}
+    for group, names in data.get("datasets", {}).items():
+        datasets[group] = tuple(where.strings(names, f"datasets.{group}"))
+    parts = [_part(where, raw, i, datasets) for i, raw in enumerate(data["parts"])]
+    if not parts:
+        where.fail("parts", "no parts")
+    names = [p.name for p in parts]
+    for i, p in enumerate(parts):
+        if names.count(p.name) > 1:
+            where.fail(f"parts[{i}].name", f"{p.name!r} appears twice")
+        ref = p.target.get("against") or p.target.get("scaling_with")
+        if ref is not None and ref not in names:
+            where.fail(f"parts[{i}].target", f"no part named {ref!r}")
+    return Benchmark(path, data.get("title", "Benchmark"), datasets, tuple(parts))
+
+
+PART_KEYS = {"name": str, "engines": list, "mode": str, "puzzles": list, "sample": int,
+             "timeout": float, "repeat": int, "baseline": str, "timeout_option": str,
+             "embedded": list, "generated": dict, "target": dict, "quick": dict}
+QUICK_KEYS = {"sample": int, "timeout": float, "generated": dict}
+GENERATED_KEYS = {"size": int, "count": int, "clues": int}
+
+
+def _part(where: "_Where", raw, i: int, datasets: dict) -> Part:
+    at = f"parts[{i}]"
+    if not isinstance(raw, dict):
+        where.fail(at, "must be a table")
+    where.keys(raw, at, PART_KEYS, required=("name", "engines", "puzzles", "timeout"))
+    engines_ = tuple(where.strings(raw["engines"], f"{at}.engines"))
+    puzzles = tuple(where.strings(raw["puzzles"], f"{at}.puzzles"))
+    if not engines_:
+        where.fail(f"{at}.engines", "no engines")
+    if not puzzles and not raw.get("embedded") and not raw.get("generated"):
+        where.fail(f"{at}.puzzles", "no puzzles")
+    baseline = raw.get("baseline")
+    if baseline is not None and baseline not in engines_:
+        where.fail(f"{at}.baseline", f"{baseline!r} is not one of its engines")
+    option = raw.get("timeout_option", "--timeout")
+    if option not in TIMEOUT_OPTIONS:
+        where.fail(f"{at}.timeout_option", f"choose from {', '.join(TIMEOUT_OPTIONS)}")
+    for key in ("sample", "timeout", "repeat"):
+        if key in raw and raw[key] <= 0:
+            where.fail(f"{at}.{key}", "must be positive")
+    target = dict(raw.get("target", {"kind": "none"}))
+    kind = target.get("kind")
+    if kind not in TARGETS:
+        where.fail(f"{at}.target.kind", f"choose from {', '.join(TARGETS)}")
+    where.keys(target, f"{at}.target", {"kind": str, **TARGETS[kind]},
+               required=("kind", *(k for k in TARGETS[kind] if k != "scaling_with")))
+    if kind in ("ratio", "coverage") and (baseline is None or len(engines_) < 2):
+        where.fail(f"{at}.target", f"a {kind} target needs two engines and a baseline")
+    quick = dict(raw.get("quick", {}))
+    where.keys(quick, f"{at}.quick", QUICK_KEYS)
+    generated = _generated_spec(where, raw.get("generated"), f"{at}.generated")
+    if "generated" in quick:
+        quick["generated"] = _generated_spec(where, quick["generated"], f"{at}.quick.generated")
+    return Part(raw["name"], engines_, raw.get("mode", "first"), puzzles, raw.get("sample"),
+                float(raw["timeout"]), raw.get("repeat", 1), baseline, option, "repeat" in raw,
+                tuple(where.strings(raw.get("embedded", []), f"{at}.embedded")), generated,
+                target, quick)
+
+
+def _generated_spec(where: "_Where", raw, at: str) -> Generated | None:
+    if raw is None:
+        return None
+    where.keys(raw, at, GENERATED_KEYS, required=tuple(GENERATED_KEYS))
+    return Generated(raw["size"], raw["count"], raw["clues"])
+
+
+class _Where:
+    """Checks on the parsed file; each fault names the file and the key."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def fail(self, key: str, message: str):
+        raise FileError(f"{self.path}: {key}: {message}")
+
+    def keys(self, table: dict, at: str, types: dict, required=()) -> None:
+        prefix = f"{at}." if at else ""
+        for key, value in table.items():
+            if key not in types:
+                self.fail(f"{prefix}{key}", f"unknown key (known: {', '.join(types)})")
+            want = types[key]
+            ok = (isinstance(value, (int, float)) and not isinstance(value, bool)
+                  if want is float else isinstance(value, want)
+                  and not (want is int and isinstance(value, bool)))
+            if not ok:
+                self.fail(f"{prefix}{key}", f"must be {_TYPE_NAMES[want]}, "
+                                            f"not {type(value).__name__} {value!r}")
+        for key in required:
+            if key not in table:
+                self.fail(f"{prefix}{key}", "missing")
+
+    def strings(self, value, at: str) -> list[str]:
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            self.fail(at, "must be a list of strings")
+        return value
+
+
+_TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", list: "a list",
+               dict: "a table"}
 
 
 # ----- what to run ------------------------------------------------------------------
@@ -160,68 +300,66 @@ def _make(out: Path) -> None:
         raise UsageError(f"--out {out}: cannot create folder ({exc.strerror})") from None
 
 
-def _part_names(listed: str) -> list[str]:
+def _chosen(spec: Benchmark, listed: str | None) -> list[Part]:
+    """The parts --parts names, in the file's order (all of them without --parts)."""
+    if listed is None:
+        return list(spec.parts)
     names = [n.strip() for n in listed.split(",") if n.strip()]
-    unknown = [n for n in names if n not in ORDER]
-    if unknown or not names:
-        raise UsageError(f"--parts {listed}: choose from {','.join(ORDER)}")
-    return [n for n in ORDER if n in names]
+    known = [p.name for p in spec.parts]
+    if not names or any(n not in known for n in names):
+        raise UsageError(f"--parts {listed}: choose from {','.join(known)} "
+                         f"(the parts of {spec.path})")
+    return [p for p in spec.parts if p.name in names]
 
 
-def _dataset_files(folder: Path, names: list[str]) -> dict[str, Path]:
-    """The public sets the chosen parts read; the first missing one is a usage error."""
-    if not folder.is_dir():
+def _dataset_files(spec: Benchmark, folder: Path, parts: list[Part]) -> dict[str, Path]:
+    """The dataset files the chosen parts read; the first missing one is a usage error."""
+    names = sorted({name for p in parts for group in p.puzzles
+                    for name in spec.datasets.get(group, ())})
+    if names and not folder.is_dir():
         raise UsageError(f"{folder}: no such datasets folder; the benchmark needs the public "
                          "Sudoku sets listed in README.md (Performance), pass their folder "
                          "with --datasets DIR")
-    stems = set()
-    if {"9x9", "lexfirst"} & set(names):
-        stems.update(NINE)
-    if "overhead" in names:
-        stems.add(EASY)
-    if "big" in names:
-        stems.update(BIG)
-    for stem in sorted(stems):
-        path = folder / f"{stem}.txt"
-        if not path.is_file():
-            raise UsageError(f"{path}: dataset not found; the benchmark needs the public Sudoku "
-                             "sets listed in README.md (Performance), pass their folder with "
-                             "--datasets DIR")
-    return {stem: folder / f"{stem}.txt" for stem in stems}
+    for name in names:
+        if not (folder / name).is_file():
+            raise UsageError(f"{folder / name}: dataset not found; the benchmark needs the "
+                             "public Sudoku sets listed in README.md (Performance), pass their "
+                             "folder with --datasets DIR")
+    return {name: folder / name for name in names}
 
 
-def _scale(args) -> Scale:
-    scale = QUICK if args.quick else FULL
-    return Scale(scale.nine_sample, scale.easy_sample, scale.big_sample,
-                 args.timeout or scale.timeout, args.big_timeout or scale.big_timeout,
-                 scale.gen25)
+def _resolved(part: Part, spec: Benchmark, files: dict[str, Path], out: Path, args) -> Part:
+    """The part as it runs: scale, flags, dataset paths and generated inputs applied."""
+    quick = part.quick if args.quick else {}
+    flag = args.big_timeout if part.timeout_option == "--big-timeout" else args.timeout
+    puzzles = []
+    for item in part.puzzles:
+        if item in spec.datasets:
+            puzzles += [str(files[name]) for name in spec.datasets[item]]
+        else:
+            local = spec.path.parent / item
+            puzzles.append(str(local) if ":" not in item and local.exists() else item)
+    puzzles += [str(DATA / name) for name in part.embedded]
+    generated = quick.get("generated", part.generated)
+    if generated is not None:
+        puzzles.append(_generate(generated, part.name, out, args.seed))
+    repeat = args.repeat if part.repeatable and args.repeat else part.repeat
+    return Part(part.name, part.engines, part.mode, tuple(puzzles),
+                quick.get("sample", part.sample), flag or float(quick.get("timeout", part.timeout)),
+                repeat, part.baseline, part.timeout_option, part.repeatable, part.embedded,
+                generated, part.target, part.quick)
 
 
-def _parts(names, files, scale: Scale, out: Path, args) -> list[Part]:
-    nine = tuple(str(files[s]) for s in NINE if s in files)
-    made = {
-        "9x9": lambda: Part("9x9", (FAST, CPSAT), "first", nine, scale.nine_sample,
-                            scale.timeout, args.repeat),
-        "lexfirst": lambda: Part("lexfirst", (FAST,), "lexfirst", nine, scale.nine_sample,
-                                 scale.timeout, args.repeat),
-        "overhead": lambda: Part("overhead", (FAST,), "first", (str(files.get(EASY)),),
-                                 scale.easy_sample, scale.timeout),
-        "big": lambda: Part("big", (FAST, CPSAT), "first",
-                            tuple(str(files[s]) for s in BIG) + _generated(scale, out, args),
-                            scale.big_sample, scale.big_timeout),
-    }
-    return [made[name]() for name in names]
-
-
-def _generated(scale: Scale, out: Path, args) -> tuple[str, ...]:
-    """The embedded 16x16 puzzles, and 25x25 ones generated now (seeded) into OUT/inputs."""
-    count, clues = scale.gen25
-    seed = args.seed + 1
-    found = generate(25, count, clues, seed, engines.solution_counter(FAST))
-    path = out / "inputs" / "gen-25x25.txt"
+def _generate(spec: Generated, part: str, out: Path, seed: int) -> str:
+    """Puzzles generated now (seeded) into OUT/inputs."""
+    found = generate(spec.size, spec.count, spec.clues, seed + 1, engines.solution_counter(COUNTER))
+    path = out / "inputs" / f"gen-{spec.size}x{spec.size}.txt"
     path.parent.mkdir(exist_ok=True)
-    path.write_text(file_text(found, 25, count, clues, seed, 1), encoding="utf-8")
-    return tuple(str(DATA / name) for name in GENERATED_16) + (str(path),)
+    if path.exists():
+        path = path.with_name(f"{part}-{path.name}")
+    path.write_text(file_text(found, spec.size, spec.count, spec.clues, seed + 1, 1),
+                    encoding="utf-8")
+    return str(path)
 
 
 def _run_part(part: Part, out: Path, args) -> Outcome:
@@ -234,11 +372,14 @@ def _run_part(part: Part, out: Path, args) -> Outcome:
         comparison = run_comparison(
             part.puzzles, list(part.engines), mode=part.mode, timeout=part.timeout,
             workers=args.workers, seed=args.seed, sample=part.sample, repeat=part.repeat,
-            out=folder, baseline=CPSAT if CPSAT in part.engines else None,
+            out=folder, baseline=part.baseline,
             progress=not args.quiet, announce=not args.quiet,
             command=f"python run_compare.py bench --parts {part.name}")
     except Interrupted:
         raise KeyboardInterrupt from None
+    except (SettingsError, PuzzleInputError, StoreError, PluginError) as err:
+        say(f"error: bench part {part.name}: {err}")
+        return Outcome(part, Exit.USAGE, time.perf_counter() - started, folder)
     except WorkersFailed as err:
         say(f"error: bench part {part.name}: {err}")
         return Outcome(part, Exit.FAILED, time.perf_counter() - started, folder)
@@ -259,22 +400,20 @@ def _tasks(outcome: Outcome):
     return tasks.iloc[rank.argsort(kind="stable")].reset_index(drop=True), runs, config
 
 
-def report(outcomes: list[Outcome], argv, total_s: float) -> str:
+def report(outcomes: list[Outcome], argv, total_s: float,
+           title: str = "Benchmark") -> str:
     """bench.md: the targets per part, the machine, and how long everything took."""
     data = {o.part.name: (o, *_tasks(o)) for o in outcomes}
     command = "python run_compare.py bench " + " ".join(
         shlex.quote(a) for a in (sys.argv[2:] if argv is None else argv))
-    parts = ["# Benchmark: backtracking against CP-SAT", "",
-             f"- command: `{command.strip()}`"]
+    parts = [f"# {title}", "", f"- command: `{command.strip()}`"]
     parts += [f"- {line}" for line in bench.machine_lines()]
     parts += [f"- benchmark time: {total_s:.0f} s in all ("
               + ", ".join(f"{o.part.name} {o.seconds:.0f} s" for o in outcomes) + ")", ""]
-    first = data["9x9"][1] if "9x9" in data else None
-    sections = {"9x9": _nine_section, "lexfirst": lambda d: _lex_section(d, first),
-                "overhead": _overhead_section, "big": lambda d: _big_section(d, first)}
-    for name in ORDER:
-        if name in data:
-            parts += sections[name](data[name]) + [""]
+    sections = {"ratio": _ratio_section, "lexfirst": _lex_section,
+                "overhead": _overhead_section, "coverage": _big_section, "none": _plain_section}
+    for o in outcomes:
+        parts += sections[o.part.target["kind"]](data[o.part.name], data) + [""]
     parts += ["## Parts", "", "Each part is one comparison run; its folder holds "
               "results.csv, results.sqlite, summary.md (with verdicts) and plots.", ""]
     for o, _, _, config in data.values():
@@ -282,12 +421,12 @@ def report(outcomes: list[Outcome], argv, total_s: float) -> str:
                    1: "WRONG ANSWERS OR DISAGREEMENTS (see its summary.md)"}.get(o.code, "?")
         parts.append(f"- `{o.part.name}/`: {verdict}; {o.seconds:.0f} s; "
                      f"`{config.get('command', '')}`")
-    parts += ["", "## Definitions", "", bench.definitions(), ""]
+    parts += ["", "## Definitions", "", bench.definitions([o.part.target for o in outcomes]), ""]
     return "\n".join(parts)
 
 
 def _plot_files(folder: Path) -> list[str]:
-    """The plots bench.md shows from a part (the two-engine parts, 9x9 and big)."""
+    """The plots bench.md shows from a part (the parts with two or more engines)."""
     return [name for name in PLOTS if (folder / name).exists()]
 
 
@@ -295,14 +434,29 @@ def _plots(name: str, folder: Path) -> list[str]:
     return [f"![{name} {png[:-4]}]({name}/{png})" for png in _plot_files(folder)]
 
 
-def _nine_section(data) -> list[str]:
-    outcome, tasks, _, _ = data
-    table = bench.ratio_table(tasks, FAST, CPSAT)
+def _fast(part: Part) -> str:
+    """The engine a part's targets are about: its first one other than the baseline."""
+    return next(e for e in part.engines if e != part.baseline)
+
+
+def _other(data: dict, name: str | None):
+    """The tasks of the part a target compares with, when it ran in this invocation."""
+    return data[name][1] if name in data else None
+
+
+def _ratio_section(mine, data) -> list[str]:
+    outcome, tasks, _, _ = mine
+    part, target = outcome.part, outcome.part.target
+    table = bench.ratio_table(tasks, _fast(part), part.baseline, target["mean"], target["max"])
     met = int(table["mean_pass"].sum() + table["max_pass"].sum())
-    return [f"## 9x9: fast against CP-SAT (mode first, limit {outcome.part.timeout:g} s, "
-            f"samples of {outcome.part.sample} from the big sets{_repeats(outcome)})", "",
-            bench.markdown(bench.shown(table, bench.RATIO_COLUMNS, bench.RATIO_HEADERS)), "",
-            f"Targets met: {met} of {2 * len(table)}.", "", *_plots("9x9", outcome.folder)]
+    sampled = f", samples of {part.sample} from the big sets" if part.sample else ""
+    against = ("fast against CP-SAT" if (_fast(part), part.baseline) == ("backtracking", "cpsat")
+               else f"{_fast(part)} against {part.baseline}")
+    return [f"## {part.name}: {against} (mode {part.mode}, limit {part.timeout:g} s"
+            f"{sampled}{_repeats(outcome)})", "",
+            bench.markdown(bench.shown(table, bench.RATIO_COLUMNS,
+                                       bench.ratio_headers(target["mean"]))), "",
+            f"Targets met: {met} of {2 * len(table)}.", "", *_plots(part.name, outcome.folder)]
 
 
 def _repeats(outcome: Outcome) -> str:
@@ -310,41 +464,59 @@ def _repeats(outcome: Outcome) -> str:
     return f"; each time the median of {repeat} runs" if repeat > 1 else ""
 
 
-def _lex_section(data, first) -> list[str]:
-    outcome, tasks, _, _ = data
-    table = bench.lexfirst_table(tasks, first, FAST)
-    return [f"## lexfirst: fast in BOJ 2239 mode (limit {outcome.part.timeout:g} s"
+def _lex_section(mine, data) -> list[str]:
+    outcome, tasks, _, _ = mine
+    part, target = outcome.part, outcome.part.target
+    table = bench.lexfirst_table(tasks, _other(data, target["against"]), part.engines[0],
+                                 target["within"])
+    return [f"## {part.name}: fast in BOJ 2239 mode (limit {part.timeout:g} s"
             f"{_repeats(outcome)})", "",
-            bench.markdown(bench.shown(table, bench.LEX_COLUMNS, bench.LEX_HEADERS))]
+            bench.markdown(bench.shown(table, bench.LEX_COLUMNS,
+                                       bench.lex_headers(target["against"], target["within"])))]
 
 
-def _overhead_section(data) -> list[str]:
-    outcome, _, runs, _ = data
+def _overhead_section(mine, data) -> list[str]:
+    outcome, _, runs, _ = mine
+    target = outcome.part.target
     if not runs:
         return ["## Harness overhead", "", "No run record."]
-    o = bench.overhead(runs[-1])
+    o = bench.overhead(runs[-1], target["factor"], target["slack"])
+    sources = ", ".join(Path(p).stem for p in outcome.part.puzzles)
     return ["## Harness overhead", "",
-            f"{o['tasks']} easy puzzles ({EASY}), fast, {o['workers']} workers: run phase "
+            f"{o['tasks']} easy puzzles ({sources}), fast, {o['workers']} workers: run phase "
             f"{o['wall_s']:.2f} s wall; task times sum to {o['task_s']:.2f} s, "
             f"/{o['workers']} = {o['ideal_s']:.2f} s; limit "
-            f"{bench.OVERHEAD_FACTOR} x {o['ideal_s']:.2f} + {bench.OVERHEAD_SLACK_S:g} = "
+            f"{target['factor']} x {o['ideal_s']:.2f} + {target['slack']:g} = "
             f"{o['limit_s']:.2f} s: **{bench.verdict(o['pass'])}**. The whole command "
             f"(loading, run, checking, report and plots) took {outcome.seconds:.2f} s."]
 
 
-def _big_section(data, first) -> list[str]:
-    outcome, tasks, _, _ = data
-    missing = bench.not_covered(tasks, FAST, CPSAT)
+def _big_section(mine, data) -> list[str]:
+    outcome, tasks, _, _ = mine
+    part = outcome.part
+    with_ = part.target.get("scaling_with")
+    first = _other(data, with_)
+    missing = bench.not_covered(tasks, _fast(part), part.baseline)
     sized = tasks if first is None else _concat(first, tasks)
     check = ("PASS: the backtracker solved every puzzle CP-SAT solved" if not missing else
              f"FAIL: CP-SAT solved {len(missing)} puzzle(s) the backtracker did not: "
              + ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else ""))
-    return [f"## Larger grids: time per puzzle against size (limit {outcome.part.timeout:g} s"
-            + ("" if first is None else "; 9x9 rows from the 9x9 part") + ")", "",
+    return [f"## Larger grids: time per puzzle against size (limit {part.timeout:g} s"
+            + ("" if first is None else f"; 9x9 rows from the {with_} part") + ")", "",
             bench.scaling_markdown(bench.scaling_table(sized, ["size"])), "",
             "Per dataset:", "",
             bench.scaling_markdown(bench.scaling_table(tasks, ["source", "size"])), "",
-            f"**{check}.**", "", *_plots("big", outcome.folder)]
+            f"**{check}.**", "", *_plots(part.name, outcome.folder)]
+
+
+def _plain_section(mine, data) -> list[str]:
+    """A part without a target: its times per dataset and engine."""
+    outcome, tasks, _, _ = mine
+    part = outcome.part
+    return [f"## {part.name}: {', '.join(part.engines)} (mode {part.mode}, limit "
+            f"{part.timeout:g} s{_repeats(outcome)})", "",
+            bench.scaling_markdown(bench.scaling_table(tasks, ["source", "size"])), "",
+            *_plots(part.name, outcome.folder)]
 
 
 def _concat(*frames):
@@ -357,6 +529,6 @@ def publish(out: Path, target: Path, outcomes: list[Outcome]) -> None:
     target.mkdir(parents=True, exist_ok=True)
     shutil.copy2(out / "bench.md", target / "bench.md")
     for o in outcomes:
-        for png in _plot_files(o.folder) if o.part.name in PLOTTED else ():
+        for png in _plot_files(o.folder) if len(o.part.engines) > 1 else ():
             (target / o.part.name).mkdir(exist_ok=True)
             shutil.copy2(o.folder / png, target / o.part.name / png)
