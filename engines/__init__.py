@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import importlib
 
-from .base import (ANSWERED, MODES, Engine, EngineOptionError, Outcome, Result, Status,
-                   Unsupported)
+from .base import ANSWERED, MODES, Engine, EngineOptionError, Outcome, Result, Status, Unsupported
 
 # name -> "module:Class"; third-party engines may be added with register().
 _REGISTRY: dict[str, str] = {

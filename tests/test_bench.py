@@ -6,8 +6,8 @@ small generated puzzles under the public sets' file names.
 from __future__ import annotations
 
 import os
-import re
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -15,9 +15,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from compare.reporting import bench
 from compare.cli import bench as bench_cli
 from compare.harness.tasks import sample_per_origin
+from compare.reporting import bench
 from puzzles.default_set import DATA
 from puzzles.generator import full_grid
 

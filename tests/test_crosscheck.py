@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from compare.judge.checker import check_model, verify
 from engines import engine_class, get_engine
@@ -31,13 +32,13 @@ from engines.base import KEEP_SOLUTIONS, Status
 from puzzles.formats import repeated_given
 from puzzles.generator import carve, full_grid
 from puzzles.loader import parse_text
-from puzzles.model import (LINEAR_OPS, AllDifferent, Linear, Model, NotEqualOffset,
-                           Structure, Table)
+from puzzles.model import LINEAR_OPS, AllDifferent, Linear, Model, NotEqualOffset, Structure, Table
 from puzzles.sudoku import Sudoku, units
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "puzzles" / "samples"
 from compare.cli.bench import DATASETS  # noqa: E402  (one definition of where the sets live)
+
 ALL_ENGINES = ("backtracking:variant=seed", "backtracking:variant=fast",
                "python-constraint", "cpsat")
 LIGHT_ENGINES = ("backtracking:variant=fast", "cpsat")
