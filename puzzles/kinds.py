@@ -46,8 +46,3 @@ def catalog() -> list[KindInfo]:
 # Callers reach specs through this module, so the built-in kinds are registered.
 is_spec = looks_like_spec
 load_spec = load_registered
-
-
-def help_text() -> str:
-    """One line per spec kind, for help epilogues."""
-    return "\n".join(f"  {k.syntax}" for k in kinds().values())
