@@ -32,6 +32,7 @@ class Status(str, Enum):
     ERROR = "error"
     UNSUPPORTED = "unsupported"
     CRASHED = "crashed"       # set by the harness when a worker dies
+    MEMOUT = "memout"         # set by the harness: the solve passed its memory limit
 
     def __str__(self) -> str:
         return self.value

@@ -21,7 +21,7 @@ COLUMNS = (
     "puzzle_id", "source", "kind", "size", "clues", "engine", "formulation", "mode",
     "limit", "timeout", "repeat", "status", "verified", "build_s", "solve_s",
     "total_s", "nodes", "backtracks", "library", "version", "count", "answer",
-    "reason", "message", "stats", "finished_at",
+    "reason", "message", "stats", "finished_at", "cpu_s", "peak_rss_mb", "host", "traceback",
 )
 KEY = ("puzzle_id", "formulation", "engine", "mode", "repeat")
 PUZZLE_COLUMNS = ("puzzle_id", "source", "origin", "line", "kind", "size", "clues",
@@ -30,7 +30,7 @@ PUZZLE_COLUMNS = ("puzzle_id", "source", "origin", "line", "kind", "size", "clue
 _TYPES = {"size": "INTEGER", "clues": "INTEGER", "limit": "INTEGER", "repeat": "INTEGER",
           "verified": "INTEGER", "nodes": "INTEGER", "backtracks": "INTEGER",
           "count": "INTEGER", "timeout": "REAL", "build_s": "REAL", "solve_s": "REAL",
-          "total_s": "REAL", "line": "INTEGER"}
+          "total_s": "REAL", "line": "INTEGER", "cpu_s": "REAL", "peak_rss_mb": "REAL"}
 
 
 def _ddl(table: str, columns, extra: str) -> str:
@@ -56,6 +56,11 @@ class Store:
         self.db.execute("PRAGMA synchronous=NORMAL")
         keys = ", ".join(f'"{k}"' for k in KEY)
         self.db.execute(_ddl("results", COLUMNS, f"UNIQUE ({keys})"))
+        have = {row[1] for row in self.db.execute("PRAGMA table_info(results)")}
+        for column in COLUMNS:          # a store written before a column existed gains it
+            if column not in have:
+                self.db.execute(f'ALTER TABLE results ADD COLUMN "{column}" '
+                                f'{_TYPES.get(column, "TEXT")}')
         self.db.execute(_ddl("puzzles", PUZZLE_COLUMNS, 'PRIMARY KEY ("puzzle_id")'))
         self.db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
         self.db.commit()
