@@ -162,7 +162,7 @@ def shown(table: pd.DataFrame, columns: dict, headers: list[str] | None = None) 
 
 
 def markdown(table: pd.DataFrame) -> str:
-    return summary.to_markdown(table)
+    return summary.to_markdown(table, raw=True)
 
 
 def scaling_markdown(table: pd.DataFrame) -> str:

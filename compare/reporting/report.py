@@ -317,7 +317,12 @@ def _verdicts(report: Report) -> list[str]:
         judged = ("the checker" if not report.model_only else
                   "the checker (kind " + ", ".join(report.model_only)
                   + ": against the model only)")
-        parts.append(f"Every answer passed {judged} and the engines agree "
-                     "(timeouts, failures and unsupported modes carry no answer).")
+        if report.failures:
+            failed = sum(f.count for f in report.failures)
+            parts.append(f"No answer given was wrong and the engines agree, but {failed} "
+                         "task(s) gave no answer because the engine or its worker failed:")
+        else:
+            parts.append(f"Every answer passed {judged} and the engines agree "
+                         "(timeouts and unsupported modes carry no answer).")
     parts += [f"- failed: {failure.line()}" for failure in report.failures]
     return parts + [""]
