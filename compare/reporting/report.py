@@ -109,7 +109,8 @@ def _tables(tasks, base, order, shift_s) -> dict[str, pd.DataFrame]:
               "source": summary.in_order(summary.engine_table(
                   tasks, base, by=["source"], shift_s=shift_s), order)}
     if tasks["formulation"].nunique() > 1:
-        tables["formulations"] = summary.formulation_table(tasks, shift_s)
+        tables["formulations"] = summary.in_order(summary.formulation_table(tasks, shift_s),
+                                                  order)
     if tasks["mode"].eq("count").any():
         tables["counts"] = summary.count_table(tasks)
     return tables
