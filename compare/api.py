@@ -62,7 +62,8 @@ class Comparison:
     def tasks(self):
         """One row per task, repeats folded into medians, over the puzzle runs every
         engine finished (all of them, unless the run was cut short)."""
-        return summary.per_task(summary.common_runs(self.results, self.config.get("repeat")))
+        return summary.per_task(summary.common_runs(self.results, self.config.get("repeat"),
+                                                    len(self.config.get("engines_run", []))))
 
     @property
     def chosen_baseline(self) -> str | None:

@@ -402,3 +402,14 @@ def test_shift_ms_changes_the_headline(tmp_path):
     default = compare.open_comparison(folder).by_engine.set_index("engine")
     assert default.loc["b", "ratio"] == pytest.approx(1.3 / 1.1)
     shutil.rmtree(folder)
+
+
+def test_an_engine_with_no_result_yet_leaves_nothing_to_compare(tmp_path):
+    frame = times_frame([MS] * 2, [MS] * 2)
+    folder = store(tmp_path / "cut", frame[frame["engine"] == "a"], planned={"a": 2, "b": 2},
+                   config={"engines_run": ["a", "b"], "repeat": 1})
+    report = build_report(folder, quiet=True)
+    assert report.incomplete == {"b": (0, 2)}
+    text = (folder / "summary.md").read_text()
+    assert "No puzzle run was finished by every engine yet" in text
+    assert "## Headline" not in text and not (folder / "cactus.png").exists()

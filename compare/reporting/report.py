@@ -69,7 +69,8 @@ class Inputs:
 
     def tasks(self) -> pd.DataFrame:
         """Per-task rows over the puzzle runs every engine finished."""
-        return summary.per_task(summary.common_runs(self.frame, self.config.get("repeat")))
+        return summary.per_task(summary.common_runs(self.frame, self.config.get("repeat"),
+                                                    len(self.config.get("engines_run", []))))
 
 
 def build_report(folder: Path | str, baseline: str | None = None, quiet: bool = False,

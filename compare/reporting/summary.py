@@ -76,10 +76,12 @@ def _mark_solved(tasks: pd.DataFrame) -> pd.DataFrame:
     return tasks
 
 
-def common_runs(frame: pd.DataFrame, repeat: int | None = None) -> pd.DataFrame:
+def common_runs(frame: pd.DataFrame, repeat: int | None = None,
+                engines: int | None = None) -> pd.DataFrame:
     """Only the puzzle runs every engine finished (all repeats), so engines are
-    compared on the same tasks even when a run was cut short."""
-    engines = frame["engine"].nunique()
+    compared on the same tasks even when a run was cut short. ``engines``: how
+    many the run planned (default: those with any stored result)."""
+    engines = max(engines or 0, frame["engine"].nunique())
     repeat = repeat or int(frame["repeat"].max() + 1 if len(frame) else 1)
     rows = frame.groupby(PAIR_KEYS, sort=False)["engine"].transform("size")
     return frame[rows == engines * repeat]
