@@ -233,7 +233,7 @@ def formulation_grid(table: pd.DataFrame) -> pd.DataFrame:
     cells = {}
     for row in table.itertuples(index=False):
         mark = " *" if row.winner else ""
-        cells.setdefault(row.engine, {"engine": row.engine, "puzzles": row.puzzles})[
+        cells.setdefault(row.engine, {"engine": _cut(row.engine), "puzzles": row.puzzles})[
             row.formulation] = f"{duration(row.time_s)} (x{sig3(row.ratio)}){mark}"
     return pd.DataFrame(list(cells.values())).fillna("-")
 
