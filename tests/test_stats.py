@@ -413,3 +413,14 @@ def test_an_engine_with_no_result_yet_leaves_nothing_to_compare(tmp_path):
     text = (folder / "summary.md").read_text()
     assert "No puzzle run was finished by every engine yet" in text
     assert "## Headline" not in text and not (folder / "cactus.png").exists()
+
+
+def test_cpu_and_memory_appear_only_where_workers_measured_them():
+    plain = table(times_frame([MS, MS], [MS, MS]))
+    assert "cpu_s" not in plain and "peak_rss_mb" not in plain
+    measured = times_frame([MS, MS], [MS, MS], cpu_s=0.5 * MS, peak_rss_mb=80.0)
+    measured.loc[0, ["cpu_s", "peak_rss_mb"]] = [None, None]       # one task without
+    t = table(measured)
+    assert t.loc["a", "cpu_s"] == pytest.approx(0.5 * MS) and t.loc["b", "peak_rss_mb"] == 80.0
+    shown = summary.formatted(t.reset_index()).set_index("engine")
+    assert shown.loc["a", "median CPU"] == "500 µs" and shown.loc["a", "peak RSS"] == "80 MB"

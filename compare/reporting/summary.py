@@ -33,6 +33,8 @@ DEFINITIONS = """\
 * ``ratio of means``: the engine's mean time over the puzzles both it and the
   baseline solved, divided by the baseline's mean there (one slow puzzle can
   decide it; kept for comparison with older reports);
+* ``median CPU`` and ``peak RSS`` (when the workers record them): the median
+  CPU time of the solved tasks and the largest resident memory of a task;
 * ``virtual best``: for every puzzle, the fastest engine's task (PAR2 time):
   what picking the right engine per puzzle would give;
 * with ``--repeat K`` each task's times are the median over its repeats, and
@@ -64,6 +66,7 @@ def per_task(frame: pd.DataFrame) -> pd.DataFrame:
                          solve_s=("solve_s", "median"), total_s=("total_s", "median"),
                          iqr_s=("total_s", lambda s: s.quantile(0.75) - s.quantile(0.25)),
                          nodes=("nodes", "median"), count=("count", "first"),
+                         cpu_s=("cpu_s", "median"), peak_rss_mb=("peak_rss_mb", "max"),
                          wrong=("wrong", "any"), repeats=("repeat", "size"),
                          status=("status", lambda s: s.mode().iloc[0]))
     return _mark_solved(folded.reset_index())
@@ -136,7 +139,9 @@ def engine_table(tasks: pd.DataFrame, baseline: str | None, by: list[str] | None
         if odd is not None:
             row["agree"] = _agreement(group, odd)
         rows.append(row)
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    unmeasured = [c for c in ("cpu_s", "peak_rss_mb") if c in table and table[c].isna().all()]
+    return table.drop(columns=unmeasured)
 
 
 def _with_baseline(tasks: pd.DataFrame, baseline: str | None) -> pd.DataFrame:
@@ -166,11 +171,20 @@ def _stats(group: pd.DataFrame) -> dict:
         "par2_s": rated["par2_s"].mean() if len(rated) else math.nan,
         "total_s": group["total_s"].sum(),
         "mean_nodes": group.loc[group["solved"], "nodes"].mean(),
+        "cpu_s": _measured(group, "cpu_s").median(),
+        "peak_rss_mb": _measured(group, "peak_rss_mb").max(),
     }
     if "iqr_s" in group:
         spread = group.loc[group["solved"] & (group["total_s"] > 0)]
         row["rep_iqr"] = (spread["iqr_s"] / spread["total_s"]).median()
     return row
+
+
+def _measured(group: pd.DataFrame, column: str) -> pd.Series:
+    """A worker measurement over the solved tasks; empty where workers did not record it."""
+    if column not in group:
+        return pd.Series(dtype=float)
+    return pd.to_numeric(group.loc[group["solved"], column], errors="coerce").dropna()
 
 
 # ----- count mode and formulations ------------------------------------------------
@@ -275,7 +289,7 @@ def sig3(value) -> str:
 HEADERS = {"mean_s": "mean", "median_s": "median", "p90_s": "p90", "max_s": "max",
            "par2_s": "PAR2", "total_s": "total", "mean_nodes": "nodes", "rep_iqr": "rep IQR",
            "median_ratio": "median ratio", "ratio_of_means": "ratio of means",
-           "time_s": "time"}
+           "time_s": "time", "cpu_s": "median CPU", "peak_rss_mb": "peak RSS"}
 
 
 def formatted(table: pd.DataFrame) -> pd.DataFrame:
@@ -295,6 +309,8 @@ def formatted(table: pd.DataFrame) -> pd.DataFrame:
             out[HEADERS.get(column, column)] = [duration(v) for v in values]
         elif column == "mean_nodes":
             out[HEADERS[column]] = ["-" if pd.isna(v) else f"{v:.0f}" for v in values]
+        elif column == "peak_rss_mb":
+            out[HEADERS[column]] = ["-" if pd.isna(v) else f"{v:.0f} MB" for v in values]
         elif column == "rep_iqr":
             out[HEADERS[column]] = ["-" if pd.isna(v) else f"{v:.1%}" for v in values]
         elif "ratio" in column:
