@@ -106,6 +106,12 @@ class Engine:
     def version(cls) -> str:
         return library_version(cls.library)
 
+    @classmethod
+    def details(cls) -> dict[str, Any]:
+        """Extra facts for ``engines.installed()``, for engines that wrap several
+        solvers (CPMpy lists its backends); the common keys stay the base's."""
+        return {}
+
     @property
     def label(self) -> str:
         """``name`` plus non-default options, as the harness prints it."""
