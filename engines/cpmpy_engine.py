@@ -83,8 +83,8 @@ def _choco_effort(solver) -> dict[str, float]:
 
 
 def _exact_effort(solver) -> dict[str, float]:
-    stats = dict(solver.xct_solver.getStats())
-    return {k: stats.get(k, 0) for k in ("decisions", "conflicts", "propagations")}
+    stats = dict(solver.xct_solver.getStats())    # counts, reported as floats
+    return {k: int(stats.get(k, 0)) for k in ("decisions", "conflicts", "propagations")}
 
 
 def _pysat_effort(solver) -> dict[str, float]:
@@ -192,16 +192,21 @@ def probe_backend(name: str) -> tuple[bool, str, str]:
         try:
             cls = SolverLookup.lookup(name)
         except ValueError:
+            cls = None
+        if cls is None:
             return False, "", f"unknown to CPMpy {library_version('cpmpy')} (pip install -U cpmpy)"
         if not cls.supported():
             return False, "", f"not installed ({hint})"
-        version = cls.version() or library_version(backend.package)
+        # CPMpy before 1.0 has no version() on its solver classes
+        version = (getattr(cls, "version", lambda: None)()
+                   or library_version(backend.package))
         x, y = cp.intvar(1, 3, shape=2, name=f"probe_{name}")
         solver = SolverLookup.get(name)
         solver += [cp.AllDifferent([x, y]), 2 * x + 3 * y <= 9, x != y + 1,
                    cp.Table([x, y], [[1, 2], [2, 1], [1, 3]])]
         if not solver.solve() or (x.value(), y.value()) != (1, 2):
-            return False, version, "answers a two-variable test model wrongly"
+            return False, version, ("answers a two-variable test model wrongly (is this "
+                                    f"{backend.package} release one CPMpy supports?)")
     except Exception as exc:   # a broken install is reported, not raised
         return False, "", f"not working: {type(exc).__name__}: {exc} ({hint})"
     return True, version, ""
