@@ -159,6 +159,19 @@ class Engine:
     def validate_options(cls, options: dict[str, Any]) -> None:
         """Subclasses reject bad option values here with ``EngineOptionError``."""
 
+    @classmethod
+    def require_ints(cls, options: dict[str, Any], keys, at_least: dict[str, int]) -> None:
+        """Whole-number options and their floors: ``coerce_option`` converts only
+        strings, so options passed from Python (``workers=1.5``) arrive unchecked."""
+        for key in keys:
+            value, floor = options[key], at_least.get(key)
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise EngineOptionError(
+                    f"engine {cls.name!r}: option {key}={value!r} is not an int")
+            if floor is not None and value < floor:
+                raise EngineOptionError(
+                    f"engine {cls.name!r}: {key}={value} (need at least {floor})")
+
     # ----- support --------------------------------------------------------
     def unsupported_reason(self, model: Model, mode: str) -> str | None:
         """Why this engine will not answer, or None when it can."""

@@ -367,6 +367,7 @@ class Checks:
     def __init__(self, engine: "CpmpyEngine", task: CpmTask, runner: Runner):
         self.engine, self.task, self.runner = engine, task, runner
         self.literals: dict[Any, Any] = {}
+        self.unused = task.solver     # the translated solver, until its one solve
 
     def solve(self, extra: list[tuple[Any, Callable[[], Any]]] | None = None
               ) -> tuple[int, ...] | None:
@@ -380,6 +381,8 @@ class Checks:
                     solver += lit.implies(make())
                     self.literals[key] = lit
                 assumed.append(self.literals[key])
+        elif not extra and self.unused is not None:
+            solver, assumed, self.unused = self.unused, None, None
         else:
             solver, assumed = self.engine.new_solver(
                 self.task.constraints + [make() for _, make in extra], self.task.xs), None
@@ -447,14 +450,8 @@ class CpmpyEngine(Engine):
 
     @classmethod
     def validate_options(cls, options: dict[str, Any]) -> None:
-        for key in ("workers", "seed"):
-            if not isinstance(options[key], int) or isinstance(options[key], bool):
-                raise EngineOptionError(
-                    f"engine 'cpmpy': option {key}={options[key]!r} is not an int")
+        cls.require_ints(options, ("workers", "seed"), {"workers": 1})
         backend = BACKENDS[options["solver"]]
-        if options["workers"] < 1:
-            raise EngineOptionError(
-                f"engine 'cpmpy': workers={options['workers']} (need at least 1)")
         if options["workers"] != 1 and backend.name != "ortools":
             raise EngineOptionError(
                 f"engine 'cpmpy': workers is an ortools option; {backend.name} runs one thread")
