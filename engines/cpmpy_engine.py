@@ -41,7 +41,7 @@ from __future__ import annotations
 import hashlib
 import time
 from array import array
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable
 
