@@ -207,7 +207,7 @@ def default_engine_specs() -> list[str]:
     """Every installed engine; the backtracker twice, as its seed and fast variants."""
     specs = []
     for name, info in engines.installed().items():
-        if not info["available"]:
+        if not info["available"] or not engines.engine_class(name).in_default_set:
             continue
         specs += ["backtracking:variant=seed", "backtracking"] if name == "backtracking" else [name]
     return specs
