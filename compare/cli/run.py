@@ -77,13 +77,18 @@ def main(argv: list[str] | None = None) -> int:
         say(f"error: {err}")
         return Exit.USAGE
     except Interrupted as stop:
-        print(f"\ninterrupted: finished results are kept; continue with "
-              f"--out {stop.folder} --resume", file=sys.stderr)
+        say(f"interrupted: finished results are kept; continue with "
+            f"--out {stop.folder} --resume")
         return Exit.INTERRUPTED
     except WorkersFailed as err:
         say(f"error: {err}; nothing was run")
         return Exit.FAILED
-    report = build_report(comparison.folder, comparison.baseline, args.quiet)
+    try:
+        report = build_report(comparison.folder, comparison.baseline, args.quiet)
+    except KeyboardInterrupt:
+        say(f"interrupted while writing the report: every result is kept; rebuild it with "
+            f"run_compare.py report --out {comparison.folder}")
+        return Exit.INTERRUPTED
     return Exit.OK if report.clean else Exit.PROBLEMS
 
 

@@ -67,6 +67,7 @@ def result_row(task: Task, rec: PuzzleRecord, result: Result,
     if result.solutions:
         answer = answer_string(puzzle, result.solutions[0], task.formulation)
     stats = {k: v for k, v in result.stats.items() if k != "traceback"}
+    where = result.traceback or result.stats.get("traceback") or None
     return {
         "puzzle_id": task.puzzle_id, "source": rec.source, "kind": puzzle.kind,
         "size": puzzle.size, "clues": puzzle.clues, "engine": task.engine,
@@ -80,6 +81,8 @@ def result_row(task: Task, rec: PuzzleRecord, result: Result,
         "message": result.message[:500],
         "stats": _json(stats) if stats else None,
         "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "cpu_s": result.cpu_s, "peak_rss_mb": result.peak_rss_mb, "host": result.host,
+        "traceback": where,
     }
 
 
@@ -143,7 +146,7 @@ def execute(tasks: list[Task], records: dict[str, PuzzleRecord], executor: Execu
             bar.close()
     return {"tasks": len(tasks), "wrong": wrong, "wall_s": time.perf_counter() - started,
             "first_s": first or 0.0, "task_s": task_s,
-            "parent_cpu_s": time.process_time() - cpu}
+            "parent_cpu_s": time.process_time() - cpu, **executor.facts()}
 
 
 def _progress(total: int, wanted: bool):
