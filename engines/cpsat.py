@@ -33,6 +33,10 @@ except ImportError:  # the registry still lists the engine, as unavailable
     cp_model = None
 
 
+# CP-SAT takes a 32-bit seed; more search workers than this is no comparison.
+OPTION_RANGES = {"workers": (1, 256), "seed": (0, 2 ** 31 - 1)}
+
+
 class InvalidModel(Exception):
     """CP-SAT refused the model (status MODEL_INVALID)."""
 
@@ -207,9 +211,10 @@ class CpSatEngine(Engine):
             if not isinstance(options[key], int) or isinstance(options[key], bool):
                 raise EngineOptionError(
                     f"engine 'cpsat': option {key}={options[key]!r} is not an int")
-        if options["workers"] < 1:
-            raise EngineOptionError(
-                f"engine 'cpsat': workers={options['workers']} (need at least 1)")
+        for key, (low, high) in OPTION_RANGES.items():
+            if not low <= options[key] <= high:
+                raise EngineOptionError(
+                    f"engine 'cpsat': {key}={options[key]} is out of range ({low}..{high})")
 
     # ----- translate ------------------------------------------------------
     def translate(self, model: Model) -> CpTask:

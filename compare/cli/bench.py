@@ -26,7 +26,8 @@ from pathlib import Path
 
 import engines
 from compare.api import Interrupted, run_comparison
-from compare.cli.common import Exit, OneLineParser, UsageError, positive, say
+from compare.cli.common import Exit, OneLineParser, UsageError, say, setting
+from compare.harness.limits import check_setting, range_text
 from compare.harness.plan import SettingsError, WorkersFailed, check_out, reports_root
 from compare.harness.plugins import PluginError
 from compare.harness.store import Store, StoreError
@@ -113,18 +114,18 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default: <repo>/../shared/datasets)")
     p.add_argument("--parts", metavar="LIST",
                    help="comma-separated parts of the file to run (default: all, in file order)")
-    p.add_argument("--timeout", type=positive(float), metavar="S",
+    p.add_argument("--timeout", type=setting("timeout"), metavar="S",
                    help="time limit per task in the parts the file gives timeout_option = "
                         "'--timeout' (the default; in sudoku.toml 9x9, lexfirst, overhead)")
-    p.add_argument("--big-timeout", type=positive(float), metavar="S",
+    p.add_argument("--big-timeout", type=setting("timeout"), metavar="S",
                    help="time limit per task in the parts with timeout_option = "
                         "'--big-timeout' (in sudoku.toml: big)")
-    p.add_argument("--workers", type=positive(int), default=2, metavar="N",
+    p.add_argument("--workers", type=setting("workers"), default=2, metavar="N",
                    help="worker processes (default 2)")
-    p.add_argument("--repeat", type=positive(int), metavar="K",
+    p.add_argument("--repeat", type=setting("repeat"), metavar="K",
                    help="run each task of the parts that set repeat (9x9 and lexfirst) K times "
                         "and use the median (steadier maxima on a busy machine)")
-    p.add_argument("--seed", type=int, default=0, metavar="S",
+    p.add_argument("--seed", type=setting("seed"), default=0, metavar="S",
                    help="seed of the samples and of the generated puzzles (default 0)")
     p.add_argument("--out", metavar="DIR",
                    help="output folder, new or empty (default: reports/bench-<date-time>)")
@@ -228,8 +229,11 @@ def _part(where: "_Where", raw, i: int, datasets: dict) -> Part:
     if option not in TIMEOUT_OPTIONS:
         where.fail(f"{at}.timeout_option", f"choose from {', '.join(TIMEOUT_OPTIONS)}")
     for key in ("sample", "timeout", "repeat"):
-        if key in raw and raw[key] <= 0:
-            where.fail(f"{at}.{key}", "must be positive")
+        if key in raw:
+            try:
+                check_setting(key, raw[key])
+            except SettingsError:
+                where.fail(f"{at}.{key}", f"must be a number in {range_text(key)}")
     target = dict(raw.get("target", {"kind": "none"}))
     kind = target.get("kind")
     if kind not in TARGETS:

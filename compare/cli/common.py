@@ -9,6 +9,8 @@ import math
 import sys
 from enum import IntEnum
 
+from compare.harness.limits import RANGES
+
 
 class Exit(IntEnum):
     OK = 0               # run: every answer verified, engines agree; solve: solved
@@ -28,22 +30,30 @@ def say(message: str) -> None:
     print(" ".join(str(message).split()), file=sys.stderr)
 
 
-def positive(kind, most: float | None = None):
-    """An argparse type: a finite number above zero (and at most ``most``)."""
+def in_range(kind, low, high):
+    """An argparse type: a finite number from ``low`` to ``high``, both included."""
+    def shown(value) -> str:
+        return f"{int(value):,}".replace(",", "_") if kind is int else f"{value:g}"
+
     def parse(text: str):
         try:
             value = kind(text)
         except (ValueError, OverflowError):
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+            what = "a whole number" if kind is int else "a number"
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
         if isinstance(value, float) and not math.isfinite(value):
             raise argparse.ArgumentTypeError(f"{text!r} must be a finite number")
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"{text!r} must be positive")
-        if most is not None and value > most:
-            raise argparse.ArgumentTypeError(f"{text!r} must be at most {most:g}")
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is out of range ({shown(low)}..{shown(high)})")
         return value
     parse.__name__ = kind.__name__
     return parse
+
+
+def setting(name: str):
+    """The argparse type of a numeric run setting, with its range from ``limits``."""
+    return in_range(*RANGES[name])
 
 
 class OneLineParser(argparse.ArgumentParser):

@@ -15,7 +15,7 @@ import sys
 
 import engines
 from compare.api import Interrupted, run_comparison
-from compare.cli.common import Exit, OneLineParser, positive, say
+from compare.cli.common import Exit, OneLineParser, say, setting
 from compare.harness.plan import RUN_SETTINGS, SettingsError, WorkersFailed
 from compare.harness.plugins import PluginError
 from compare.harness.store import StoreError
@@ -39,17 +39,22 @@ def build_parser() -> argparse.ArgumentParser:
                    help="comma-separated engine specs, e.g. backtracking:variant=seed,"
                         "backtracking,cpsat:workers=8 (default: every installed engine)")
     p.add_argument("--mode", choices=engines.MODES, help="first (default), lexfirst or count")
-    p.add_argument("--limit", type=positive(int), metavar="N",
-                   help="count mode: count up to N (default 2, the uniqueness check)")
-    p.add_argument("--timeout", type=positive(float), metavar="S",
-                   help="time limit per task in seconds (default 10)")
-    p.add_argument("--repeat", type=positive(int), metavar="K",
-                   help="run each task K times; the summary uses the median (default 1)")
-    p.add_argument("--workers", type=positive(int), default=os.cpu_count() or 1, metavar="N",
-                   help="worker processes (default: the number of cores)")
-    p.add_argument("--sample", type=positive(int), metavar="K",
-                   help="take K puzzles from each file (reproducible with --seed)")
-    p.add_argument("--seed", type=int, metavar="S", help="seed for --sample (default 0)")
+    p.add_argument("--limit", type=setting("limit"), metavar="N",
+                   help="count mode: count up to N (default 2, the uniqueness check; "
+                        "1..1_000_000)")
+    p.add_argument("--timeout", type=setting("timeout"), metavar="S",
+                   help="time limit per task in seconds (default 10; 0.001..86400)")
+    p.add_argument("--repeat", type=setting("repeat"), metavar="K",
+                   help="run each task K times; the summary uses the median (default 1; "
+                        "1..1000)")
+    p.add_argument("--workers", type=setting("workers"), default=os.cpu_count() or 1,
+                   metavar="N", help="worker processes (default: the number of cores; "
+                                     "1..1024, and no more than tasks or memory allow)")
+    p.add_argument("--sample", type=setting("sample"), metavar="K",
+                   help="take K puzzles from each file (reproducible with --seed; "
+                        "1..10_000_000)")
+    p.add_argument("--seed", type=setting("seed"), metavar="S",
+                   help="seed for --sample (default 0; 0..2^32-1)")
     p.add_argument("--formulations", metavar="LIST",
                    help="comma-separated formulations to run, e.g. alldiff,pairwise "
                         "(default: each puzzle's first); puzzles lacking one skip it")

@@ -19,7 +19,7 @@ import signal
 import threading
 
 import engines
-from compare.cli.common import Exit, OneLineParser, UsageError, positive, say
+from compare.cli.common import Exit, OneLineParser, UsageError, say, setting
 from compare.judge.checker import NO_ANSWER, verify
 from puzzles.errors import PuzzleInputError
 from puzzles.formats import FORMATS, detect_format
@@ -43,14 +43,15 @@ def build_parser() -> OneLineParser:
                              "(default: backtracking; see `run_compare.py engines`)")
     parser.add_argument("--mode", choices=engines.MODES,
                         help="default: lexfirst for BOJ 2239 input, first otherwise")
-    parser.add_argument("--limit", type=positive(int), default=2, metavar="N",
-                        help="count mode: stop counting at N (default 2, a uniqueness check)")
+    parser.add_argument("--limit", type=setting("limit"), default=2, metavar="N",
+                        help="count mode: stop counting at N (default 2, a uniqueness check; "
+                             "1..1_000_000)")
     parser.add_argument("--format", choices=("auto", *FORMATS), default="auto",
                         help="input (and output) format; default: detected")
     parser.add_argument("--formulation", metavar="F",
                         help="model formulation, e.g. alldiff, pairwise, onehot for Sudoku")
-    parser.add_argument("--timeout", type=positive(float), metavar="S",
-                        help="give up after S seconds (exit 3)")
+    parser.add_argument("--timeout", type=setting("timeout"), metavar="S",
+                        help="give up after S seconds (exit 3; 0.001..86400)")
     parser.add_argument("--puzzle", metavar="SPEC",
                         help="a puzzle spec such as queens:8 instead of FILE")
     parser.add_argument("file", nargs="?", metavar="FILE",

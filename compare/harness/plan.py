@@ -19,6 +19,7 @@ from typing import Iterable
 
 import engines
 from compare.harness.executor import Executor, LocalExecutor
+from compare.harness.limits import RANGES, SettingsError, check_setting
 from compare.harness.plugins import plugin_environment
 from compare.harness.runner import execute, puzzle_row
 from compare.harness.store import Store
@@ -31,11 +32,8 @@ from puzzles.loader import load_puzzles
 RUN_SETTINGS = {"puzzles": None, "format": "auto", "engines": None, "mode": "first",
                 "limit": 2, "timeout": 10.0, "repeat": 1, "sample": None, "seed": 0,
                 "formulations": None}
+
 API_ORIGIN = "<api>"       # the origin of puzzle objects handed to the Python API
-
-
-class SettingsError(ValueError):
-    """A run that cannot be carried out as asked: one line, exit 2 on the command line."""
 
 
 class WorkersFailed(RuntimeError):
@@ -72,6 +70,10 @@ def make_plan(given: dict, *, out: str | Path | None = None, resume: bool = Fals
               workers: int | None = None, baseline: str | None = None,
               objects: Iterable[Puzzle] = (), executor: Executor | None = None) -> Plan:
     """Validate everything, start the workers, load the puzzles, prepare the folder."""
+    given = {k: check_setting(k, v) if k in RANGES and v is not None else v
+             for k, v in given.items()}
+    if workers is not None:
+        workers = check_setting("workers", workers)
     folder, settings, stored = _output_and_settings(given, out, resume)
     labels, identities = engine_labels(settings["engines"])
     chosen = _baseline(baseline, labels)
