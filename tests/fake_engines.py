@@ -14,7 +14,8 @@ so the harness can be driven into its fault paths:
   run lasts long enough to be killed half-way;
 * ``fake-doomed`` : fine in the parent, but kills any worker process that builds it;
 * ``fake-hog``   : allocates ``mb`` megabytes (default 2048) in 64 MB steps, touching
-  every page, then answers as ``fake``; for the memory limit;
+  every page (with ``pause`` seconds between steps), then answers as ``fake``;
+* ``fake-raise`` : raises RuntimeError in the middle of a solve;
 * ``fake-exit``  : calls ``sys.exit(0)`` in the middle of a solve;
 * ``fake-odd-stats`` : answers as ``fake`` with statistics that cannot be pickled,
   or (``big=1``) with 8 MB of them;
@@ -154,13 +155,23 @@ class DoomedEngine(FakeEngine):
 
 class HogEngine(_FaultyEngine):
     name = "fake-hog"
-    option_defaults = {"mb": 2048}
+    option_defaults = {"mb": 2048, "pause": 0.0}
 
     def misbehave(self, translated, mode, limit, deadline):
-        held = [bytearray(64 * 1024 * 1024) for _ in range(self.options["mb"] // 64)]
+        held = []
+        for _ in range(self.options["mb"] // 64):
+            held.append(bytearray(64 * 1024 * 1024))
+            time.sleep(self.options["pause"])
         outcome = FakeEngine.search(self, translated, mode, limit, deadline)
         outcome.stats["held_mb"] = 64 * len(held)
         return outcome
+
+
+class RaiseEngine(_FaultyEngine):
+    name = "fake-raise"
+
+    def misbehave(self, translated, mode, limit, deadline):
+        raise RuntimeError("fake-raise always fails")
 
 
 class ExitEngine(_FaultyEngine):
@@ -194,5 +205,5 @@ class StallEngine(FakeEngine):
 
 
 for _cls in (FakeEngine, WrongEngine, SleepEngine, CrashEngine, UnsatEngine, NapEngine,
-             DoomedEngine, HogEngine, ExitEngine, OddStatsEngine, StallEngine):
+             DoomedEngine, HogEngine, RaiseEngine, ExitEngine, OddStatsEngine, StallEngine):
     engines.register(_cls.name, _cls)

@@ -12,7 +12,7 @@ OUTSIDE = ["inf", "-inf", "nan", "1e999", "1e12", "-1", "0", "abc"]
 
 OPTIONS = [
     (run, "--timeout"), (run, "--limit"), (run, "--repeat"), (run, "--workers"),
-    (run, "--sample"), (run, "--seed"),
+    (run, "--sample"), (run, "--seed"), (run, "--memory-limit"),
     (solve, "--timeout"), (solve, "--limit"),
     (generate, "--count"), (generate, "--best-of"), (generate, "--seed"),
     (generate, "--clues"),

@@ -221,3 +221,41 @@ def test_argparse_errors_exit_2(capsys):
     with pytest.raises(SystemExit) as exc:
         run_main(["--mode", "fastest"])
     assert exc.value.code == 2
+
+
+def test_memout_is_recorded_and_the_run_goes_on(small, tmp_path):
+    """2 GB under a 500 MB limit: memout, the worker replaced, every other result there."""
+    out = tmp_path / "run"
+    proc = run("--puzzles", small, "--sample", 3, "--engines", "fake,fake-hog,fake-raise",
+               "--memory-limit", 500, "--workers", 2, "--out", out, "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    frame = results(out)
+    status = frame.groupby("engine")["status"].agg(set).to_dict()
+    assert status == {"fake": {"solved"}, "fake-hog": {"memout"}, "fake-raise": {"error"}}
+    hog = frame[frame["engine"] == "fake-hog"]
+    assert hog["message"].str.contains("memory limit of 500 MB|memory limit 500 MB").all()
+    raised = frame[frame["engine"] == "fake-raise"]
+    assert raised["traceback"].str.contains("RuntimeError: fake-raise always fails").all()
+    solved = frame[frame["engine"] == "fake"]
+    assert solved["cpu_s"].notna().all() and solved["peak_rss_mb"].gt(0).all()
+    assert solved["host"].notna().all()
+    parquet = pd.read_parquet(out / "results.parquet")
+    with sqlite3.connect(out / "results.sqlite") as con:
+        stored = pd.read_sql_query("SELECT cpu_s, peak_rss_mb FROM results", con)
+    for table in (parquet, stored):
+        assert table["cpu_s"].notna().sum() >= 3 and table["peak_rss_mb"].notna().sum() >= 3
+
+
+def test_the_parent_kills_a_worker_whose_memory_grows_past_the_limit():
+    """Slow growth is caught from outside, by the resident size, before RLIMIT_AS."""
+    from compare.harness.executor import LocalExecutor
+    from compare.harness.tasks import Task
+    from puzzles.loader import load_puzzles
+    entry = load_puzzles(str(REPO / "puzzles" / "data" / "gen-9x9-easy.txt"))[0]
+    tasks = [Task(0, entry.id, "alldiff", "fake-hog:mb=1024:pause=0.1", "first", 2, 30.0, 0),
+             Task(1, entry.id, "alldiff", "fake", "first", 2, 30.0, 0)]
+    with LocalExecutor(1, ["fake-hog:mb=1024:pause=0.1", "fake"], plugins="tests.fake_engines",
+                       memory_limit=300) as ex:
+        done = {t.tid: r for t, r in ex.run(tasks, {entry.id: entry.puzzle})}
+    assert str(done[0].status) == "memout" and "resident" in done[0].message
+    assert str(done[1].status) == "solved"

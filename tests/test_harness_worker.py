@@ -63,7 +63,7 @@ def test_every_result_carries_cpu_time_memory_and_host():
 
 
 def test_running_out_of_memory_is_memout_and_retires_the_worker():
-    run, _ = session("fake-hog:mb=1024", memory_limit_mb=128)
+    run, _ = session("fake-hog:mb=1024", memory_limit_mb=128)      # cap: 256 MB more
     entry = load_puzzles(SIXTEEN)[0]
     result = run.run(task(0, entry.id, "fake-hog:mb=1024"), entry.puzzle)
     assert result.status == Status.MEMOUT

@@ -293,3 +293,11 @@ def test_real_engines_answer_the_judge_samples_and_exit_alike(capsys, monkeypatc
 def test_the_default_engine_from_the_real_command_line():
     done = run_cli("solve", str(SAMPLES / "boj2239.txt"), plugins="")
     assert (done.returncode, done.stdout.decode(), done.stderr) == (0, BOJ2239_OUT, b"")
+
+
+def test_debug_prints_where_the_engine_failed(capsys, monkeypatch):
+    code, out, err = solve(capsys, monkeypatch, "--engine", "solve-test-broken", stdin=EMPTY_4X4)
+    assert code == 3 and one_line(err)
+    code, out, err = solve(capsys, monkeypatch, "--engine", "solve-test-broken", "--debug",
+                           stdin=EMPTY_4X4)
+    assert code == 3 and "Traceback" in err and "RuntimeError: wheels came off" in err

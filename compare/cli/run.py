@@ -55,6 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "1..10_000_000)")
     p.add_argument("--seed", type=setting("seed"), metavar="S",
                    help="seed for --sample (default 0; 0..2^32-1)")
+    p.add_argument("--memory-limit", type=setting("memory_limit"), metavar="MB",
+                   help="resident memory a worker may hold while solving; past it the task "
+                        "is memout and the worker is replaced (64..1048576; default: none)")
     p.add_argument("--formulations", metavar="LIST",
                    help="comma-separated formulations to run, e.g. alldiff,pairwise "
                         "(default: each puzzle's first); puzzles lacking one skip it")

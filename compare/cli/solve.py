@@ -16,7 +16,9 @@ Errors are one line on stderr, never a traceback.
 from __future__ import annotations
 
 import signal
+import sys
 import threading
+import traceback
 
 import engines
 from compare.cli.common import Exit, OneLineParser, UsageError, say, setting
@@ -54,6 +56,8 @@ def build_parser() -> OneLineParser:
                         help="give up after S seconds (exit 3; 0.001..86400)")
     parser.add_argument("--puzzle", metavar="SPEC",
                         help="a puzzle spec such as queens:8 instead of FILE")
+    parser.add_argument("--debug", action="store_true",
+                        help="when the engine fails, also print where (its traceback)")
     parser.add_argument("file", nargs="?", metavar="FILE",
                         help="puzzle file; stdin when absent or '-'")
     return parser
@@ -76,8 +80,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         say("interrupted")
         return Exit.INTERRUPTED
-    except Exception as exc:  # the promise: no traceback, whatever the input
+    except Exception as exc:  # the promise: no traceback, whatever the input (unless asked)
         say(f"internal error: {type(exc).__name__}: {exc}")
+        if args.debug:
+            traceback.print_exc()
         return ENGINE_FAILED
 
 
@@ -116,6 +122,8 @@ def _solve_entry(entry, fmt, engine, args, many: bool) -> int:
     status = str(result.status)
     if status in NO_ANSWER:
         say(f"{where}{engine.label}: {status}{_detail(result)}")
+        if args.debug and result.traceback:
+            print(result.traceback.rstrip("\n"), file=sys.stderr)
         return ENGINE_FAILED
     verified, reason = verify(puzzle, model, result, args.formulation, args.limit)
     if not verified:

@@ -31,7 +31,7 @@ from puzzles.loader import load_puzzles
 # Options that define what a run computes; --resume takes them from the store.
 RUN_SETTINGS = {"puzzles": None, "format": "auto", "engines": None, "mode": "first",
                 "limit": 2, "timeout": 10.0, "repeat": 1, "sample": None, "seed": 0,
-                "formulations": None}
+                "formulations": None, "memory_limit": None}
 
 API_ORIGIN = "<api>"       # the origin of puzzle objects handed to the Python API
 
@@ -80,9 +80,12 @@ def make_plan(given: dict, *, out: str | Path | None = None, resume: bool = Fals
     check_out(folder, resume)
     formulations = split(settings["formulations"])
     workers = workers or os.cpu_count() or 1
+    if settings["memory_limit"] and not sys.platform.startswith("linux"):
+        raise SettingsError("--memory-limit needs Linux (it reads /proc and sets RLIMIT_AS)")
     if executor is None:
         executor = LocalExecutor(workers, labels, settings["mode"], settings["limit"],
-                                 formulations or ("alldiff",))
+                                 formulations or ("alldiff",),
+                                 memory_limit=settings["memory_limit"])
     plan = Plan(settings, stored, labels, identities, chosen, executor, folder, workers,
                 resume, {f"{API_ORIGIN}:{i + 1}": p for i, p in enumerate(objects)})
     start = getattr(executor, "start", None)

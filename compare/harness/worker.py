@@ -143,14 +143,16 @@ def _virtual_bytes() -> int | None:
 
 @contextmanager
 def address_space_cap(limit_mb: float | None):
-    """While solving, new address space is capped at ``limit_mb`` (``RLIMIT_AS``).
+    """While solving, new address space is capped at twice ``limit_mb`` (``RLIMIT_AS``).
 
-    This is the backstop for allocations too fast for the parent's watch on
-    resident memory: one that asks for more than the limit at once fails at
-    once with ``MemoryError``. The cap is the process's current virtual size
-    plus the limit, because OR-Tools and numba reserve far more address space
-    than they touch (a warmed worker with ``cpsat:workers=8`` has 1 GB virtual
-    against 150 MB resident); capping virtual memory outright would fail them.
+    The limit itself is on resident memory, which the parent watches from
+    outside (``executor``) every few milliseconds. This cap is the backstop
+    for an allocation too fast for that watch: one that asks for more than
+    twice the limit at once fails at once with ``MemoryError`` (memout).
+    It counts from the process's current virtual size, because OR-Tools and
+    numba reserve far more address space than they touch (a warmed worker
+    with ``cpsat:workers=8`` has 1 GB virtual against 150 MB resident):
+    capping virtual memory outright would fail them for nothing.
     """
     if not limit_mb or not hasattr(resource, "RLIMIT_AS"):
         yield
@@ -160,7 +162,7 @@ def address_space_cap(limit_mb: float | None):
     if now is None:
         yield
         return
-    cap = now + int(limit_mb * 1024 * 1024)
+    cap = now + int(2 * limit_mb * 1024 * 1024)
     if hard != resource.RLIM_INFINITY:
         cap = min(cap, hard)
     resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
