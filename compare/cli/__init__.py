@@ -13,6 +13,7 @@ import threading
 
 from compare.cli.common import Exit, say
 from compare.harness.plugins import PluginError, load_plugins
+from compare.harness.store import STORAGE_ERRNOS, StorageError, storage_fault
 
 # Imported by name when chosen, so ``solve`` starts (and runs, even where the
 # reporting libraries are missing) without importing pandas and matplotlib.
@@ -35,6 +36,14 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:        # a command that has nothing of its own to say
         say("interrupted")
         return Exit.INTERRUPTED
+    except StorageError as err:      # any command: the disk, not the input, is at fault
+        say(f"error: {err}")
+        return Exit.STORAGE
+    except OSError as exc:
+        if exc.errno not in STORAGE_ERRNOS:
+            raise
+        say(f"error: {storage_fault(exc.filename or 'output', exc)}")
+        return Exit.STORAGE
 
 
 def terminate_like_interrupt() -> None:

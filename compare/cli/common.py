@@ -18,6 +18,7 @@ class Exit(IntEnum):
     NO_SOLUTION = 1      # solve: the puzzle has no solution
     USAGE = 2            # bad usage or input: one line on stderr names the fault
     FAILED = 3           # solve: the engine failed; run: tasks errored or crashed, or no worker started
+    STORAGE = 5          # the disk refused a write (full, read-only): what was stored is kept
     INTERRUPTED = 130    # Ctrl-C or SIGTERM: finished results are kept
 
 

@@ -18,7 +18,7 @@ from compare.api import Interrupted, run_comparison
 from compare.cli.common import Exit, OneLineParser, say, setting
 from compare.harness.plan import RUN_SETTINGS, SettingsError, WorkersFailed
 from compare.harness.plugins import PluginError
-from compare.harness.store import StoreError
+from compare.harness.store import StorageError, StoreError
 from compare.reporting.report import build_report
 from puzzles.errors import PuzzleInputError
 
@@ -91,8 +91,14 @@ def main(argv: list[str] | None = None) -> int:
     except WorkersFailed as err:
         say(f"error: {err}; nothing was run")
         return Exit.FAILED
+    except StorageError as err:
+        say(f"error: {err}; every result stored before is kept")
+        return Exit.STORAGE
     try:
         report = build_report(comparison.folder, comparison.baseline, args.quiet)
+    except StorageError as err:
+        say(f"error: {err}; every result is kept in {comparison.folder / 'results.sqlite'}")
+        return Exit.STORAGE
     except KeyboardInterrupt:
         say(f"interrupted while writing the report: every result is kept; rebuild it with "
             f"run_compare.py report --out {comparison.folder}")

@@ -22,7 +22,7 @@ from compare.harness.executor import Executor, LocalExecutor
 from compare.harness.limits import RANGES, SettingsError, check_setting
 from compare.harness.plugins import plugin_environment
 from compare.harness.runner import execute, puzzle_row
-from compare.harness.store import Store
+from compare.harness.store import STORAGE_ERRNOS, Store, storage_fault
 from compare.harness.tasks import PuzzleRecord, build_tasks, sample_per_origin
 from puzzles.base import Puzzle
 from puzzles.default_set import default_puzzle_files
@@ -107,6 +107,18 @@ def make_plan(given: dict, *, out: str | Path | None = None, resume: bool = Fals
 
 def run_plan(plan: Plan, command: str, progress: bool = False, announce: bool = False) -> dict:
     """Run the missing tasks; every finished result is in the store at once."""
+    try:
+        timing = _run_stored(plan, command, progress, announce)
+    finally:
+        plan.executor.close()       # also when the store or the user stopped the run
+    plan.timing = timing
+    failed = getattr(plan.executor, "gave_up", None)
+    if failed:
+        raise WorkersFailed(failed)
+    return timing
+
+
+def _run_stored(plan: Plan, command: str, progress: bool, announce: bool) -> dict:
     with Store(plan.folder) as store:
         if not plan.stored:
             store.set_meta("config", _config(plan, command))
@@ -119,10 +131,6 @@ def run_plan(plan: Plan, command: str, progress: bool = False, announce: bool = 
                          store, plan.identities, progress, plan.started)
         timing["workers"] = min(plan.workers, max(1, len(todo)))
         store.set_meta("runs", store.meta("runs", []) + [timing])
-    plan.timing = timing
-    failed = getattr(plan.executor, "gave_up", None)
-    if failed:
-        raise WorkersFailed(failed)
     return timing
 
 
@@ -163,7 +171,10 @@ def _prepare(out: Path, resume: bool) -> Path:
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
+        if exc.errno in STORAGE_ERRNOS:
+            raise storage_fault(out, exc) from None
         raise SettingsError(f"--out {out}: cannot create folder ({exc.strerror})") from None
+    Store(out).close()              # a folder that cannot take the results fails here, early
     root = reports_root()
     if out.parent.resolve() == root.resolve() and out.name != "latest":
         _link_latest(root, out)

@@ -9,7 +9,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from compare.harness.store import COLUMNS, Store
+from compare.harness.store import COLUMNS, Store, atomic_write
 from compare.judge.verdict import findings
 from compare.reporting import plots, summary
 
@@ -51,7 +51,7 @@ def build_report(folder: Path | str, baseline: str | None = None, quiet: bool = 
                             plots.scatter(tasks, base, folder / "scatter.png")) if p]
     text = _markdown(config, frame, by_engine, by_source, base, problems, skipped, pictures,
                      runs)
-    (folder / "summary.md").write_text(text, encoding="utf-8")
+    atomic_write(folder / "summary.md", lambda tmp: tmp.write_text(text, encoding="utf-8"))
     if not quiet:
         _print(by_engine, by_source, base, folder, runs)
     _print_problems(problems)
@@ -76,12 +76,12 @@ def _print_failures(failures: dict) -> None:
 
 def _export(frame, folder: Path) -> None:
     frame = frame[list(COLUMNS)]
-    frame.to_csv(folder / "results.csv", index=False)
+    atomic_write(folder / "results.csv", lambda tmp: frame.to_csv(tmp, index=False))
     try:
         import pyarrow  # noqa: F401
     except ImportError:
         return
-    frame.to_parquet(folder / "results.parquet", index=False)
+    atomic_write(folder / "results.parquet", lambda tmp: frame.to_parquet(tmp, index=False))
 
 
 def harness_line(run: dict) -> str:
