@@ -36,6 +36,7 @@ from compare.reporting.report import build_report
 from puzzles.default_set import DATA
 from puzzles.errors import PuzzleInputError
 from puzzles.generator import file_text, generate
+from puzzles.reading import read_text
 
 BAD_USAGE, INTERRUPTED = Exit.USAGE, Exit.INTERRUPTED
 REPO = Path(__file__).resolve().parents[2]
@@ -181,9 +182,9 @@ def _default_file() -> Path:
 def load(path: Path) -> Benchmark:
     """The benchmark file, checked key by key; any fault is a FileError naming it."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise FileError(f"{path}: cannot read the benchmark file ({exc.strerror})") from None
+        data = tomllib.loads(read_text(str(path)))     # the input caps apply here too
+    except PuzzleInputError as err:
+        raise FileError(f"{err} (the benchmark file)") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise FileError(f"{path}: not valid TOML: {exc}") from None
     where = _Where(path)
