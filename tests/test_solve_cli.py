@@ -143,7 +143,7 @@ def test_counting_no_solution_prints_0_and_exits_1(capsys, monkeypatch):
 @pytest.mark.parametrize("argv, fragment", [
     (["--engine", "fake-wrong"], "gave a wrong answer, not printed: "),
     (["--engine", "solve-test-broken"], "error (RuntimeError: wheels came off second line)"),
-    (["--engine", "fake-sleep", "--timeout", "0.1"], "timeout (stopped after 0.1 s)"),
+    (["--engine", "fake-sleep", "--timeout", "0.1"], "timeout (stopped after 0.1 s (the engine"),
     (["--engine", "fake", "--formulation", "onehot"], "unsupported"),
 ])
 def test_engine_failures_exit_3_and_print_no_answer(capsys, monkeypatch, argv, fragment):
@@ -301,3 +301,22 @@ def test_debug_prints_where_the_engine_failed(capsys, monkeypatch):
     code, out, err = solve(capsys, monkeypatch, "--engine", "solve-test-broken", "--debug",
                            stdin=EMPTY_4X4)
     assert code == 3 and "Traceback" in err and "RuntimeError: wheels came off" in err
+
+
+def test_the_time_limit_covers_building_the_model(capsys, monkeypatch):
+    """A puzzle whose model takes long to build is stopped at --timeout, not after."""
+    import time as clock
+
+    from puzzles import specs
+
+    class SlowToBuild(Puzzle):
+        kind = "slow-test"
+
+        def to_model(self, formulation=None):
+            clock.sleep(5)
+            raise AssertionError("not reached")
+
+    monkeypatch.setitem(specs._KINDS, "slow-test",
+                        specs.Kind("slow-test", "slow-test:X", lambda spec: SlowToBuild()))
+    code, out, err = solve(capsys, monkeypatch, "--puzzle", "slow-test:x", "--timeout", "0.2")
+    assert code == 3 and one_line(err) and "while building the model" in err

@@ -18,6 +18,7 @@ from __future__ import annotations
 import signal
 import sys
 import threading
+import time
 import traceback
 
 import engines
@@ -115,10 +116,11 @@ def _solve_entry(entry, fmt, engine, args, many: bool) -> int:
     puzzle = entry.puzzle
     mode = args.mode or ("lexfirst" if fmt == "boj2239" else "first")
     try:
-        model = puzzle.to_model(args.formulation)
+        puzzle.check_formulation(args.formulation)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    result = solve_within(engine, model, mode, args.limit, args.timeout)
+    model, result = solve_within(engine, lambda: _model(puzzle, args.formulation), mode,
+                                 args.limit, args.timeout)
     status = str(result.status)
     if status in NO_ANSWER:
         say(f"{where}{engine.label}: {status}{_detail(result)}")
@@ -152,23 +154,43 @@ def _detail(result) -> str:
     return f" ({'; '.join(parts)})" if parts else ""
 
 
-def solve_within(engine, model, mode: str, limit: int, timeout: float | None):
-    """``engine.solve``, stopped from outside if it overruns its courtesy deadline."""
+def _model(puzzle, formulation):
+    try:
+        return puzzle.to_model(formulation)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def solve_within(engine, build, mode: str, limit: int, timeout: float | None):
+    """``(model, result)``: ``build()`` the model, then ``engine.solve`` it, both within
+    ``timeout``; stopped from outside if they overrun the engine's courtesy deadline."""
     if (timeout is None or not hasattr(signal, "setitimer")
             or threading.current_thread() is not threading.main_thread()):
-        return engine.solve(model, mode, limit, timeout)
+        model = build()
+        return model, engine.solve(model, mode, limit, timeout)
 
     def expire(signum, frame):
         raise HardTimeout
 
+    model = None
+    start = time.perf_counter()
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, timeout + max(0.5, 0.25 * timeout))
     try:
-        return engine.solve(model, mode, limit, timeout)
+        model = build()
+        left = timeout - (time.perf_counter() - start)
+        if left <= 0:
+            return model, _timeout(engine, mode, f"building the model took longer than "
+                                                 f"{timeout:g} s")
+        return model, engine.solve(model, mode, limit, left)
     except HardTimeout:
-        return engines.Result(engine.label, engine.library or "builtin",
-                              engine.version(), mode, engines.Status.TIMEOUT,
-                              message=f"stopped after {timeout:g} s")
+        during = "while building the model" if model is None else "the engine did not stop"
+        return model, _timeout(engine, mode, f"stopped after {timeout:g} s ({during})")
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def _timeout(engine, mode: str, message: str):
+    return engines.Result(engine.label, engine.library or "builtin", engine.version(), mode,
+                          engines.Status.TIMEOUT, message=message)
