@@ -280,3 +280,21 @@ def test_tables_follow_the_given_order_not_the_finishing_order():
     ordered = in_order(table, {"engine": ["x", "y"], "source": ["a", "b"]})
     assert ordered[["source", "engine"]].values.tolist() == [
         ["a", "x"], ["a", "y"], ["b", "x"], ["b", "y"]]
+
+
+# ----- worker count --------------------------------------------------------------------------
+def test_workers_are_capped_at_the_task_count_and_memory(tmp_path, capsys, monkeypatch):
+    from compare.harness import plan as planning
+    given = {"puzzles": ["queens:4", "queens:5", "queens:6", "queens:7", "queens:8"],
+             "engines": ["backtracking"]}
+    made = planning.make_plan(given, out=tmp_path / "a", workers=200)
+    try:
+        assert made.workers == 5 and made.executor.workers == 5
+        assert len(made.executor.pool) == 5
+    finally:
+        made.executor.close()
+    assert "note: --workers 200 capped to 5 (5 tasks)" in capsys.readouterr().err
+    monkeypatch.setattr(planning, "available_mb", lambda: 600.0)
+    assert planning.worker_count(8, 100, None)[0] == 2
+    assert planning.worker_count(8, 100, 500.0)[0] == 1
+    assert planning.worker_count(None, 100, None)[1] is None     # the default cuts quietly

@@ -9,7 +9,6 @@ command line never overwrites anything.
 from __future__ import annotations
 
 import argparse
-import os
 import shlex
 import sys
 
@@ -47,9 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--repeat", type=setting("repeat"), metavar="K",
                    help="run each task K times; the summary uses the median (default 1; "
                         "1..1000)")
-    p.add_argument("--workers", type=setting("workers"), default=os.cpu_count() or 1,
-                   metavar="N", help="worker processes (default: the number of cores; "
-                                     "1..1024, and no more than tasks or memory allow)")
+    p.add_argument("--workers", type=setting("workers"), metavar="N",
+                   help="worker processes (default: the number of cores; 1..1024, and no "
+                        "more than there are tasks or memory allows)")
     p.add_argument("--sample", type=setting("sample"), metavar="K",
                    help="take K puzzles from each file (reproducible with --seed; "
                         "1..10_000_000)")

@@ -69,7 +69,7 @@ class Plan:
 def make_plan(given: dict, *, out: str | Path | None = None, resume: bool = False,
               workers: int | None = None, baseline: str | None = None,
               objects: Iterable[Puzzle] = (), executor: Executor | None = None) -> Plan:
-    """Validate everything, start the workers, load the puzzles, prepare the folder."""
+    """Validate everything, load the puzzles, prepare the folder, start the workers."""
     given = {k: check_setting(k, v) if k in RANGES and v is not None else v
              for k, v in given.items()}
     if workers is not None:
@@ -79,30 +79,72 @@ def make_plan(given: dict, *, out: str | Path | None = None, resume: bool = Fals
     chosen = _baseline(baseline, labels)
     check_out(folder, resume)
     formulations = split(settings["formulations"])
-    workers = workers or os.cpu_count() or 1
     if settings["memory_limit"] and not sys.platform.startswith("linux"):
         raise SettingsError("--memory-limit needs Linux (it reads /proc and sets RLIMIT_AS)")
+    objects = {f"{API_ORIGIN}:{i + 1}": p for i, p in enumerate(objects)}
+    records, skipped = _records(settings, objects)
+    tasks = build_tasks(records, labels, settings["mode"], settings["limit"],
+                        settings["timeout"], settings["repeat"], formulations)
+    if not tasks:
+        raise SettingsError(f"--formulations {settings['formulations']}: "
+                            "no puzzle has any of them")
+    count, note = worker_count(workers, len(tasks), settings["memory_limit"])
+    if note:
+        print(f"note: {note}", file=sys.stderr)
+    prepared = _prepare(folder, resume)
     if executor is None:
-        executor = LocalExecutor(workers, labels, settings["mode"], settings["limit"],
+        executor = LocalExecutor(count, labels, settings["mode"], settings["limit"],
                                  formulations or ("alldiff",),
                                  memory_limit=settings["memory_limit"])
-    plan = Plan(settings, stored, labels, identities, chosen, executor, folder, workers,
-                resume, {f"{API_ORIGIN}:{i + 1}": p for i, p in enumerate(objects)})
+    plan = Plan(settings, stored, labels, identities, chosen, executor, prepared, count,
+                resume, objects, records=records, skipped=skipped, tasks=tasks,
+                folder=prepared)
     start = getattr(executor, "start", None)
     if start is not None:
-        start()                      # workers warm up while the puzzles load
-    try:
-        plan.records, plan.skipped = _records(settings, plan.objects)
-        plan.tasks = build_tasks(plan.records, labels, settings["mode"], settings["limit"],
-                                 settings["timeout"], settings["repeat"], formulations)
-        if not plan.tasks:
-            raise SettingsError(f"--formulations {settings['formulations']}: "
-                                "no puzzle has any of them")
-        plan.folder = _prepare(folder, resume)
-    except BaseException:
-        executor.close()
-        raise
+        try:
+            start()                  # workers warm up while the store is read
+        except BaseException:
+            executor.close()
+            raise
     return plan
+
+
+WORKER_MB = 250       # what one worker may need, engines loaded and solving
+
+
+def worker_count(asked: int | None, tasks: int,
+                 memory_limit: float | None) -> tuple[int, str | None]:
+    """Workers to start: as asked (default: one per core), but no more than there are
+    tasks or than available memory holds; a note when an explicit request is cut."""
+    wanted = asked or os.cpu_count() or 1
+    count, why = wanted, []
+    if tasks < count:
+        count = tasks
+        why.append(f"{tasks} task{'' if tasks == 1 else 's'}")
+    available = available_mb()
+    if available is not None:
+        each = max(WORKER_MB, memory_limit or 0)
+        fits = max(1, int(available // each))
+        if fits < count:
+            count = fits
+            why.append(f"{available / 1024:.1f} GB of memory available, about "
+                       f"{each:.0f} MB a worker")
+    count = max(1, count)
+    if asked and count < asked:
+        return count, f"--workers {asked} capped to {count} ({'; '.join(why)})"
+    return count, None
+
+
+def available_mb() -> float | None:
+    """Memory available to new processes (``MemAvailable``), where the system says."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
 
 
 def run_plan(plan: Plan, command: str, progress: bool = False, announce: bool = False) -> dict:
@@ -125,6 +167,8 @@ def _run_stored(plan: Plan, command: str, progress: bool, announce: bool) -> dic
             store.set_meta("skipped", plan.skipped)
         store.add_puzzles([puzzle_row(r) for r in plan.records])
         todo = [t for t in plan.tasks if t.key not in store.done_keys()]
+        if isinstance(plan.executor, LocalExecutor):   # resuming: perhaps a few tasks left
+            plan.executor.workers = max(1, min(plan.executor.workers, len(todo)))
         if announce:
             _announce(plan, todo)
         timing = execute(todo, {r.puzzle_id: r for r in plan.records}, plan.executor,
