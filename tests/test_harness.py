@@ -259,3 +259,22 @@ def test_the_parent_kills_a_worker_whose_memory_grows_past_the_limit():
         done = {t.tid: r for t, r in ex.run(tasks, {entry.id: entry.puzzle})}
     assert str(done[0].status) == "memout" and "resident" in done[0].message
     assert str(done[1].status) == "solved"
+
+
+def test_resume_refuses_an_input_whose_puzzles_changed(small, tmp_path, capsys):
+    copy = tmp_path / "small.txt"
+    copy.write_text(small.read_text())
+    out = tmp_path / "run"
+    assert run_main(["--puzzles", str(copy), "--engines", "backtracking", "--workers", "1",
+                     "--out", str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    lines = copy.read_text().splitlines()
+    lines[1], lines[3] = lines[3], lines[1]          # the same puzzles, on other lines
+    copy.write_text("\n".join(lines) + "\n")
+    assert run_main(["--out", str(out), "--resume", "--quiet"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("skipped:")            # the file's bad line 3, as before
+    assert len(err) == 2 and "2 puzzle(s) changed" in err[1] and "line 2" in err[1]
+    with sqlite3.connect(out / "results.sqlite") as con:
+        assert con.execute("SELECT COUNT(*) FROM results").fetchone()[0] == 6
+

@@ -21,7 +21,7 @@ import engines
 from compare.harness.executor import Executor, LocalExecutor
 from compare.harness.limits import RANGES, SettingsError, check_setting
 from compare.harness.plugins import plugin_environment
-from compare.harness.runner import execute, puzzle_row
+from compare.harness.runner import execute, puzzle_digest, puzzle_row
 from compare.harness.store import STORAGE_ERRNOS, Store, storage_fault
 from compare.harness.tasks import PuzzleRecord, build_tasks, sample_per_origin
 from puzzles.base import Puzzle
@@ -88,6 +88,8 @@ def make_plan(given: dict, *, out: str | Path | None = None, resume: bool = Fals
     if not tasks:
         raise SettingsError(f"--formulations {settings['formulations']}: "
                             "no puzzle has any of them")
+    if stored:
+        _check_unchanged(folder, records)
     count, note = worker_count(workers, len(tasks), settings["memory_limit"])
     if note:
         print(f"note: {note}", file=sys.stderr)
@@ -195,6 +197,20 @@ def _output_and_settings(given: dict, out, resume: bool) -> tuple[Path, dict, bo
         return folder, {**RUN_SETTINGS, **saved}, True
     folder = Path(out) if out else reports_root() / datetime.now().strftime("%Y%m%d-%H%M%S")
     return folder, {**RUN_SETTINGS, **given}, False
+
+
+def _check_unchanged(folder: Path, records: list[PuzzleRecord]) -> None:
+    """A resumed run refuses inputs whose puzzles differ from those its results answer."""
+    with Store(folder) as store:
+        before = {pid: row.get("digest") for pid, row in store.puzzles().items()}
+    changed = [r for r in records
+               if before.get(r.puzzle_id) and before[r.puzzle_id] != puzzle_digest(r.puzzle)]
+    if changed:
+        first = changed[0]
+        where = f"{first.origin}, line {first.line}" if first.line else first.origin
+        raise SettingsError(f"--resume: {len(changed)} puzzle(s) changed since the run in "
+                            f"{folder} began (first: {where}); its stored results answer the "
+                            "old ones: restore the input, or start a new run with another --out")
 
 
 def _norm(value):

@@ -7,6 +7,7 @@ answer, so an answer several engines agree on is checked once.
 """
 from __future__ import annotations
 
+import hashlib
 import sys
 import time
 from datetime import datetime, timezone
@@ -26,7 +27,12 @@ def puzzle_row(rec: PuzzleRecord) -> dict:
     return {"puzzle_id": rec.puzzle_id, "source": rec.source, "origin": rec.origin,
             "line": rec.line, "kind": rec.puzzle.kind, "size": rec.puzzle.size,
             "clues": rec.puzzle.clues, "formulations": ",".join(rec.puzzle.formulations),
-            "text": puzzle_text(rec)}
+            "text": puzzle_text(rec), "digest": puzzle_digest(rec.puzzle)}
+
+
+def puzzle_digest(puzzle) -> str:
+    """A hash of the puzzle's content, so a resumed run can tell a changed input."""
+    return hashlib.sha256(f"{type(puzzle).__name__}:{puzzle!r}".encode()).hexdigest()[:24]
 
 
 def puzzle_text(rec: PuzzleRecord) -> str | None:

@@ -29,7 +29,7 @@ COLUMNS = (
 )
 KEY = ("puzzle_id", "formulation", "engine", "mode", "repeat")
 PUZZLE_COLUMNS = ("puzzle_id", "source", "origin", "line", "kind", "size", "clues",
-                  "formulations", "text")
+                  "formulations", "text", "digest")
 
 _TYPES = {"size": "INTEGER", "clues": "INTEGER", "limit": "INTEGER", "repeat": "INTEGER",
           "verified": "INTEGER", "nodes": "INTEGER", "backtracks": "INTEGER",
@@ -125,6 +125,10 @@ class Store:
                 self.db.execute(f'ALTER TABLE results ADD COLUMN "{column}" '
                                 f'{_TYPES.get(column, "TEXT")}')
         self.db.execute(_ddl("puzzles", PUZZLE_COLUMNS, 'PRIMARY KEY ("puzzle_id")'))
+        have = {row[1] for row in self.db.execute("PRAGMA table_info(puzzles)")}
+        for column in PUZZLE_COLUMNS:
+            if column not in have:
+                self.db.execute(f'ALTER TABLE puzzles ADD COLUMN "{column}" TEXT')
         self.db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
         self.db.commit()
         names = ", ".join(f'"{c}"' for c in COLUMNS)
