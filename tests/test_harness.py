@@ -278,3 +278,11 @@ def test_resume_refuses_an_input_whose_puzzles_changed(small, tmp_path, capsys):
     with sqlite3.connect(out / "results.sqlite") as con:
         assert con.execute("SELECT COUNT(*) FROM results").fetchone()[0] == 6
 
+
+def test_resume_on_a_results_file_without_a_run_says_so(tmp_path, capsys):
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "results.sqlite").write_bytes(b"")
+    assert run_main(["--out", str(out), "--resume", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "holds no run to continue" in err

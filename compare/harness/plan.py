@@ -189,7 +189,11 @@ def _output_and_settings(given: dict, out, resume: bool) -> tuple[Path, dict, bo
         if not Store.exists(folder):
             raise SettingsError(f"--resume: {folder} holds no run to continue")
         with Store(folder) as store:
-            saved = store.meta("config", {}).get("settings", {})
+            config = store.meta("config")
+        if not config or "settings" not in config:
+            raise SettingsError(f"--resume: {folder} holds no run to continue (its results "
+                                "file has no saved settings)")
+        saved = config["settings"]
         clash = [k for k, v in given.items() if k in saved and _norm(v) != _norm(saved[k])]
         if clash:
             raise SettingsError(f"--resume: {', '.join('--' + k for k in clash)} differ from "
