@@ -98,6 +98,9 @@ def runs():
 def long_run_args(tmp_path: Path, kind: str) -> list:
     if kind == "hanging":
         return ["--puzzles", HARD, "--engines", "fake-sleep", "--timeout", 60]
+    if kind == "cpsat":      # CP-SAT would catch SIGINT itself, were workers not ignoring it
+        return ["--puzzles", "queens:40", "queens:41", "--engines", "cpsat", "--mode", "count",
+                "--limit", 1_000_000, "--timeout", 600]
     puzzle = tmp_path / "hard.txt"
     puzzle.write_text(ANTI_BRUTE_FORCE + "\n" + ANTI_BRUTE_FORCE.replace(".", "0", 1) + "\n")
     return ["--puzzles", puzzle, "--engines", "backtracking:variant=seed", "--timeout", 600]
@@ -126,9 +129,10 @@ def test_sigterm_stops_a_run_like_ctrl_c(kind, tmp_path, runs):
     assert len(lines) == 1 and lines[0].startswith("interrupted"), run.stderr
 
 
-def test_ctrl_c_to_the_whole_group_is_one_line_and_exit_130(tmp_path, runs):
+@pytest.mark.parametrize("kind", ["hanging", "cpsat"])
+def test_ctrl_c_to_the_whole_group_is_one_line_and_exit_130(kind, tmp_path, runs):
     """The terminal sends SIGINT to every process of the group: workers ignore it."""
-    run = Run(tmp_path, *long_run_args(tmp_path, "hanging"))
+    run = Run(tmp_path, *long_run_args(tmp_path, kind))
     runs.append(run)
     run.wait_until_busy()
     os.killpg(run.proc.pid, signal.SIGINT)

@@ -320,3 +320,20 @@ def test_the_time_limit_covers_building_the_model(capsys, monkeypatch):
                         specs.Kind("slow-test", "slow-test:X", lambda spec: SlowToBuild()))
     code, out, err = solve(capsys, monkeypatch, "--puzzle", "slow-test:x", "--timeout", "0.2")
     assert code == 3 and one_line(err) and "while building the model" in err
+
+
+@pytest.mark.slow
+def test_ctrl_c_during_a_cpsat_search_is_an_interruption_not_a_timeout():
+    """CP-SAT catches SIGINT itself and stops; that is exit 130, not 'time limit reached'."""
+    import signal
+    import time as clock
+    proc = subprocess.Popen(
+        [sys.executable, "run_compare.py", "solve", "--engine", "cpsat", "--puzzle",
+         "queens:40", "--mode", "count", "--limit", "1000000"],
+        cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)), stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+    clock.sleep(3)                       # imports done, the search under way
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert err.strip() == "interrupted" and out == ""
