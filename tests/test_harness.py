@@ -100,13 +100,17 @@ def test_wrong_answer_exits_1_with_a_working_reproduce_command(small, tmp_path):
     assert "wrong answer" in check.stderr
 
 
-def test_unsatisfiable_claim_is_a_disagreement(small, tmp_path):
+def test_a_refuted_unsatisfiable_claim_is_stored_as_a_wrong_answer(small, tmp_path):
     out = tmp_path / "run"
     proc = run("--puzzles", small, "--engines", "fake,fake-unsat", "--workers", 2,
                "--out", out, "--quiet", "--sample", 2)
     assert proc.returncode == 1
-    assert "DISAGREEMENT" in proc.stderr
-    assert "fake-unsat say unsatisfiable" in (out / "summary.md").read_text()
+    assert "WRONG ANSWER: fake-unsat" in proc.stderr
+    frame = results(out)
+    claims = frame[frame["engine"] == "fake-unsat"]
+    assert len(claims) == 2 and not claims["verified"].any()
+    assert claims["reason"].eq("claims unsatisfiable, but fake found a verified solution").all()
+    assert "claims unsatisfiable" in (out / "summary.md").read_text()
 
 
 def test_timeouts_and_crashes_are_recorded_and_the_run_finishes(small, tmp_path):

@@ -62,7 +62,12 @@ def answer_string(puzzle, values, formulation: str | None = None) -> str:
 
 def result_row(task: Task, rec: PuzzleRecord, result: Result,
                identity: tuple[str, str]) -> dict:
-    """Check one result and flatten it into a results-table row."""
+    """Check one result and flatten it into a results-table row.
+
+    ``verified`` judges the stored status: a right answer that came after the
+    time limit is stored as a timeout, which carries no verdict (the reason
+    keeps what the checker said); a wrong one stays wrong however late.
+    """
     puzzle = rec.puzzle
     verified, reason = _verdict(task, puzzle, result)
     status = result.status
@@ -79,7 +84,7 @@ def result_row(task: Task, rec: PuzzleRecord, result: Result,
         "size": puzzle.size, "clues": puzzle.clues, "engine": task.engine,
         "formulation": task.formulation, "mode": task.mode, "limit": task.limit,
         "timeout": task.timeout, "repeat": task.repeat, "status": str(status),
-        "verified": verified if result.status in ANSWERED else None,
+        "verified": verified if status in ANSWERED else None,
         "build_s": result.build_s, "solve_s": result.solve_s, "total_s": result.total_s,
         "nodes": result.nodes, "backtracks": result.backtracks,
         "library": result.library or identity[0], "version": result.version or identity[1],
@@ -90,6 +95,40 @@ def result_row(task: Task, rec: PuzzleRecord, result: Result,
         "cpu_s": result.cpu_s, "peak_rss_mb": result.peak_rss_mb, "host": result.host,
         "traceback": where,
     }
+
+
+class Refutations:
+    """An "unsatisfiable" claim is wrong once any engine's answer to the puzzle is verified.
+
+    The checker cannot disprove such a claim alone (there is no answer to
+    check), so it passes there; the proof is another row, stored before or
+    after it, in any mode or formulation (answers are decoded to the puzzle).
+    A claim met after the proof is stored as wrong; one stored before it is
+    marked wrong in the store when the proof arrives. Resuming, the proofs
+    already stored count too.
+    """
+
+    def __init__(self, store: Store):
+        self.store = store
+        self.solved_by = store.solved_puzzles()
+
+    def judge(self, row: dict) -> list[str]:
+        """Adjust ``row`` before it is stored; the engines whose stored claims it refutes."""
+        pid = row["puzzle_id"]
+        if row["verified"] is not True:
+            return []
+        if row["status"] == str(Status.UNSAT) and pid in self.solved_by:
+            row["verified"] = False
+            row["reason"] = _refuted(self.solved_by[pid])
+            return []
+        if row["status"] == str(Status.SOLVED) and pid not in self.solved_by:
+            self.solved_by[pid] = row["engine"]
+            return self.store.refute(pid, _refuted(row["engine"]))
+        return []
+
+
+def _refuted(engine: str) -> str:
+    return f"claims unsatisfiable, but {engine} found a verified solution"
 
 
 _verdicts: dict[tuple, tuple[bool, str]] = {}
@@ -133,17 +172,21 @@ def execute(tasks: list[Task], records: dict[str, PuzzleRecord], executor: Execu
     started = time.perf_counter() if started is None else started
     cpu, first, wrong, task_s = time.process_time(), None, 0, 0.0
     puzzles = {pid: rec.puzzle for pid, rec in records.items()}
+    refutations = Refutations(store)
     try:
         for task, result in executor.run(tasks, puzzles):
             first = first or time.perf_counter() - started
             row = result_row(task, records[task.puzzle_id], result, identities[task.engine])
+            refuted = refutations.judge(row)
             store.add(row)
             task_s += row["total_s"] or 0.0
-            if row["verified"] is False:
+            wrong_now = [task.engine] if row["verified"] is False else []
+            for engine in wrong_now + refuted:
                 wrong += 1
                 if wrong <= SHOUT_AT_MOST:
-                    _shout(bar, f"WRONG ANSWER: {task.engine} on {task.puzzle_id} "
-                                f"({task.mode}): {row['reason']}")
+                    reason = row["reason"] if engine in wrong_now else _refuted(task.engine)
+                    _shout(bar, f"WRONG ANSWER: {engine} on {task.puzzle_id} "
+                                f"({task.mode}): {reason}")
             if bar is not None:
                 bar.update(1)
     finally:

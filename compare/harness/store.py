@@ -164,6 +164,18 @@ class Store:
                                 [[r.get(c) for c in PUZZLE_COLUMNS] for r in rows])
             self.db.commit()
 
+    def refute(self, puzzle_id: str, reason: str) -> list[str]:
+        """Mark stored "unsatisfiable" claims on a puzzle wrong; the engines that made them."""
+        self.flush()
+        claims = "FROM results WHERE puzzle_id = ? AND status = 'unsatisfiable' AND verified = 1"
+        engines = [r[0] for r in self.db.execute(f"SELECT engine {claims}", (puzzle_id,))]
+        if engines:
+            with self._writing():
+                self.db.execute(f"UPDATE results SET verified = 0, reason = ? "
+                                f"WHERE rowid IN (SELECT rowid {claims})", (reason, puzzle_id))
+                self.db.commit()
+        return engines
+
     def set_meta(self, key: str, value) -> None:
         with self._writing():
             self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
@@ -179,6 +191,13 @@ class Store:
         self.flush()
         keys = ", ".join(f'"{k}"' for k in KEY)
         return {tuple(r) for r in self.db.execute(f"SELECT {keys} FROM results")}
+
+    def solved_puzzles(self) -> dict[str, str]:
+        """Puzzle id -> an engine whose stored answer to it was verified."""
+        self.flush()
+        return dict(self.db.execute(
+            "SELECT puzzle_id, MIN(engine) FROM results WHERE status = 'solved' "
+            "AND verified = 1 GROUP BY puzzle_id"))
 
     def count(self) -> int:
         self.flush()
