@@ -290,3 +290,17 @@ def test_resume_on_a_results_file_without_a_run_says_so(tmp_path, capsys):
     assert run_main(["--out", str(out), "--resume", "--quiet"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "holds no run to continue" in err
+
+
+def test_odd_engine_statistics_cost_nothing_but_a_note(small, tmp_path):
+    """Statistics that cannot be pickled cross as text; 8 MB of them are cut."""
+    out = tmp_path / "run"
+    proc = run("--puzzles", small, "--sample", 2, "--engines",
+               "fake-odd-stats,fake-odd-stats:big=1", "--workers", 2, "--out", out, "--quiet")
+    assert proc.returncode == 0 and proc.stderr.count("\n") <= 1, proc.stderr  # the bad line
+    frame = results(out)
+    assert len(frame) == 4 and set(frame["status"]) == {"solved"} and frame["verified"].all()
+    odd = frame.set_index("engine")["stats"]
+    assert odd.str.len().max() <= 16_384
+    assert odd.loc["fake-odd-stats"].str.contains("lambda").all()
+    assert odd.loc["fake-odd-stats:big=1"].str.contains("cut to").all()

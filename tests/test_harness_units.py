@@ -330,3 +330,16 @@ def test_an_unsatisfiable_claim_is_wrong_once_a_solution_is_verified(tmp_path, c
     assert frame.loc["liar", "reason"] == ("claims unsatisfiable, but honest found a "
                                            "verified solution")
     assert frame.loc["honest", "verified"] == True     # noqa: E712
+
+
+def test_engine_stats_are_capped_with_a_note():
+    import json
+
+    from compare.harness.runner import STATS_MAX_CHARS, bounded_stats
+    assert bounded_stats({}) is None
+    assert json.loads(bounded_stats({"branches": 3})) == {"branches": 3}
+    cut = bounded_stats({"dump": "x" * 50_000_000, "branches": 3})
+    assert len(cut) <= STATS_MAX_CHARS
+    kept = json.loads(cut)
+    assert "cut to" in kept["note"] and kept["keys"] == ["branches", "dump"]
+    assert kept["head"].startswith('{"branches": 3')

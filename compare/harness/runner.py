@@ -8,6 +8,7 @@ answer, so an answer several engines agree on is checked once.
 from __future__ import annotations
 
 import hashlib
+import json
 import sys
 import time
 from datetime import datetime, timezone
@@ -20,6 +21,7 @@ from engines import Result, Status
 from engines.base import ANSWERED
 
 SHOUT_AT_MOST = 10     # wrong answers shouted while running; the report lists all
+STATS_MAX_CHARS = 16_384   # engine statistics kept per task, as JSON text
 
 
 def puzzle_row(rec: PuzzleRecord) -> dict:
@@ -90,7 +92,7 @@ def result_row(task: Task, rec: PuzzleRecord, result: Result,
         "library": result.library or identity[0], "version": result.version or identity[1],
         "count": result.count, "answer": answer, "reason": reason,
         "message": result.message[:500],
-        "stats": _json(stats) if stats else None,
+        "stats": bounded_stats(stats),
         "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "cpu_s": result.cpu_s, "peak_rss_mb": result.peak_rss_mb, "host": result.host,
         "traceback": where,
@@ -154,9 +156,23 @@ def _verdict(task: Task, puzzle, result: Result) -> tuple[bool, str]:
     return found
 
 
-def _json(stats: dict) -> str:
-    import json
-    return json.dumps(stats, default=str, sort_keys=True)
+def bounded_stats(stats: dict) -> str | None:
+    """Engine statistics as JSON, cut to ``STATS_MAX_CHARS`` with a note saying so.
+
+    Engines put what they like in ``stats``; one that put 50 MB per task made a
+    250 MB results.csv. Cut, the value is still JSON: the note, the size, and
+    the start of the original text as a string.
+    """
+    if not stats:
+        return None
+    text = json.dumps(stats, default=str, sort_keys=True)
+    if len(text) <= STATS_MAX_CHARS:
+        return text
+    note = {"note": f"engine stats cut to {STATS_MAX_CHARS:,} of {len(text):,} characters",
+            "keys": sorted(map(str, stats))[:20]}
+    room = STATS_MAX_CHARS - len(json.dumps(note)) - 40
+    note["head"] = text[:max(0, room)]
+    return json.dumps(note)
 
 
 def execute(tasks: list[Task], records: dict[str, PuzzleRecord], executor: Executor,
