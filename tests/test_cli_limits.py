@@ -56,3 +56,15 @@ def test_every_range_is_finite_and_inside_is_accepted():
 def test_engine_options_have_ranges_too(spec, capsys):
     assert run.main(["--engines", spec, "--puzzles", "queens:4", "--quiet"]) == 2
     assert "out of range" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["run", "solve", "generate", "engines", "kinds", "report",
+                                  "bench"])
+def test_every_command_reports_bad_usage_in_one_line(name, capsys):
+    import importlib
+    module = importlib.import_module(f"compare.cli.{name}")
+    with pytest.raises(SystemExit) as exc:
+        module.main(["--no-such-option"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("run_compare.py")

@@ -337,3 +337,34 @@ def test_ctrl_c_during_a_cpsat_search_is_an_interruption_not_a_timeout():
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert err.strip() == "interrupted" and out == ""
+
+
+class LateEngine(tests.fake_engines.FakeEngine):
+    """A right answer, but only after ignoring the deadline for a while."""
+    name = "solve-test-late"
+
+    def search(self, translated, mode, limit, deadline):
+        import time as clock
+        clock.sleep(0.4)
+        return super().search(translated, mode, limit, None)
+
+
+class ExitingEngine(tests.fake_engines.FakeEngine):
+    name = "solve-test-exit"
+
+    def search(self, translated, mode, limit, deadline):
+        sys.exit(0)
+
+
+@pytest.mark.parametrize("cls, argv, message", [
+    (LateEngine, ["--timeout", "0.3"], "timeout (answered after"),
+    (ExitingEngine, [], "error (the engine called sys.exit(0))"),
+])
+def test_late_answers_and_sys_exit_are_engine_failures(cls, argv, message, capsys, monkeypatch):
+    engines.register(cls.name, cls)
+    try:
+        code, out, err = solve(capsys, monkeypatch, "--engine", cls.name, *argv,
+                               stdin=EMPTY_4X4)
+    finally:
+        engines._REGISTRY.pop(cls.name, None)
+    assert (code, out) == (3, "") and one_line(err) and message in err, err

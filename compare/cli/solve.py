@@ -119,8 +119,14 @@ def _solve_entry(entry, fmt, engine, args, many: bool) -> int:
         puzzle.check_formulation(args.formulation)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    started = time.perf_counter()
     model, result = solve_within(engine, lambda: _model(puzzle, args.formulation), mode,
                                  args.limit, args.timeout)
+    took = time.perf_counter() - started
+    if args.timeout is not None and took > args.timeout and str(result.status) != "timeout":
+        # an answer after the limit is no answer within it (the harness agrees)
+        result = _timeout(engine, mode, f"answered after {took:.2f} s, over the limit of "
+                                        f"{args.timeout:g} s")
     status = str(result.status)
     if status in NO_ANSWER:
         say(f"{where}{engine.label}: {status}{_detail(result)}")
@@ -167,7 +173,7 @@ def solve_within(engine, build, mode: str, limit: int, timeout: float | None):
     if (timeout is None or not hasattr(signal, "setitimer")
             or threading.current_thread() is not threading.main_thread()):
         model = build()
-        return model, engine.solve(model, mode, limit, timeout)
+        return model, _solve(engine, model, mode, limit, timeout)
 
     def expire(signum, frame):
         raise HardTimeout
@@ -182,13 +188,23 @@ def solve_within(engine, build, mode: str, limit: int, timeout: float | None):
         if left <= 0:
             return model, _timeout(engine, mode, f"building the model took longer than "
                                                  f"{timeout:g} s")
-        return model, engine.solve(model, mode, limit, left)
+        return model, _solve(engine, model, mode, limit, left)
     except HardTimeout:
         during = "while building the model" if model is None else "the engine did not stop"
         return model, _timeout(engine, mode, f"stopped after {timeout:g} s ({during})")
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def _solve(engine, model, mode: str, limit: int, timeout: float | None):
+    """``engine.solve``; an engine that calls ``sys.exit`` has failed, whatever the code."""
+    try:
+        return engine.solve(model, mode, limit, timeout)
+    except SystemExit as exc:
+        return engines.Result(engine.label, engine.library or "builtin", engine.version(),
+                              mode, engines.Status.ERROR,
+                              message=f"the engine called sys.exit({exc.code!r})")
 
 
 def _timeout(engine, mode: str, message: str):
