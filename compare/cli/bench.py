@@ -26,7 +26,7 @@ from pathlib import Path
 
 import engines
 from compare.api import Interrupted, run_comparison
-from compare.cli.common import Exit, OneLineParser, UsageError, say, setting
+from compare.cli.common import Exit, OneLineParser, UsageError, add_settings, say
 from compare.harness.limits import check_setting, range_text
 from compare.harness.plan import SettingsError, WorkersFailed, check_out, reports_root
 from compare.harness.plugins import PluginError
@@ -115,19 +115,20 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default: <repo>/../shared/datasets)")
     p.add_argument("--parts", metavar="LIST",
                    help="comma-separated parts of the file to run (default: all, in file order)")
-    p.add_argument("--timeout", type=setting("timeout"), metavar="S",
-                   help="time limit per task in the parts the file gives timeout_option = "
-                        "'--timeout' (the default; in sudoku.toml 9x9, lexfirst, overhead)")
-    p.add_argument("--big-timeout", type=setting("timeout"), metavar="S",
-                   help="time limit per task in the parts with timeout_option = "
-                        "'--big-timeout' (in sudoku.toml: big)")
-    p.add_argument("--workers", type=setting("workers"), default=2, metavar="N",
-                   help="worker processes (default 2)")
-    p.add_argument("--repeat", type=setting("repeat"), metavar="K",
-                   help="run each task of the parts that set repeat (9x9 and lexfirst) K times "
-                        "and use the median (steadier maxima on a busy machine)")
-    p.add_argument("--seed", type=setting("seed"), default=0, metavar="S",
-                   help="seed of the samples and of the generated puzzles (default 0)")
+    add_settings(p, [
+        ("--timeout", "timeout", "S", "time limit per task in the parts the file gives "
+                                      "timeout_option = '--timeout' (the default; in "
+                                      "sudoku.toml 9x9, lexfirst, overhead)"),
+        ("--big-timeout", "timeout", "S", "time limit per task in the parts with "
+                                          "timeout_option = '--big-timeout' (in sudoku.toml: "
+                                          "big)"),
+        ("--workers", "workers", "N", "worker processes (default 2)", 2),
+        ("--repeat", "repeat", "K", "run each task of the parts that set repeat (9x9 and "
+                                    "lexfirst) K times and use the median (steadier maxima "
+                                    "on a busy machine)"),
+        ("--seed", "seed", "S", "seed of the samples and of the generated puzzles (default 0)",
+         0),
+    ])
     p.add_argument("--out", metavar="DIR",
                    help="output folder, new or empty (default: reports/bench-<date-time>)")
     p.add_argument("--publish", metavar="DIR",

@@ -9,7 +9,7 @@ import math
 import sys
 from enum import IntEnum
 
-from compare.harness.limits import RANGES
+from compare.harness.limits import RANGES, range_text
 
 
 class Exit(IntEnum):
@@ -34,7 +34,7 @@ def say(message: str) -> None:
 def in_range(kind, low, high):
     """An argparse type: a finite number from ``low`` to ``high``, both included."""
     def shown(value) -> str:
-        return f"{int(value):,}".replace(",", "_") if kind is int else f"{value:g}"
+        return f"{int(value):_}" if kind is int or float(value).is_integer() else f"{value:g}"
 
     def parse(text: str):
         try:
@@ -55,6 +55,15 @@ def in_range(kind, low, high):
 def setting(name: str):
     """The argparse type of a numeric run setting, with its range from ``limits``."""
     return in_range(*RANGES[name])
+
+
+def add_settings(parser: argparse.ArgumentParser, options) -> None:
+    """Numeric options from ``(flag, setting, metavar, help[, default])`` rows: the type
+    and the range in the help both come from ``limits``, so they cannot drift apart."""
+    for flag, name, metavar, text, *default in options:
+        parser.add_argument(flag, type=setting(name), metavar=metavar,
+                            default=default[0] if default else None,
+                            help=f"{text}; range {range_text(name)}")
 
 
 class OneLineParser(argparse.ArgumentParser):

@@ -2,7 +2,8 @@
 
 Exit codes (``compare.cli.common.Exit``): 0 every answer verified and the
 engines agree (timeouts are not disagreements); 1 a wrong answer or a
-disagreement; 2 bad usage or input; 3 no worker could start; 130 interrupted.
+disagreement; 2 bad usage or input; 3 no worker could start; 5 storage fault;
+130 interrupted.
 Everything is validated before the output folder is touched, so a bad
 command line never overwrites anything.
 """
@@ -14,12 +15,27 @@ import sys
 
 import engines
 from compare.api import Interrupted, run_comparison
-from compare.cli.common import Exit, OneLineParser, say, setting
+from compare.cli.common import Exit, OneLineParser, add_settings, say
 from compare.harness.plan import RUN_SETTINGS, SettingsError, WorkersFailed
 from compare.harness.plugins import PluginError
 from compare.harness.store import StorageError, StoreError
 from compare.reporting.report import build_report
 from puzzles.errors import PuzzleInputError
+
+NUMBERS = [
+    ("--limit", "limit", "N", "count mode: count up to N (default 2, the uniqueness check)"),
+    ("--timeout", "timeout", "S", "time limit per task in seconds, model build included "
+                                  "(default 10)"),
+    ("--repeat", "repeat", "K", "run each task K times; the summary uses the median "
+                                "(default 1)"),
+    ("--workers", "workers", "N", "worker processes (default: the number of cores; never "
+                                  "more than there are tasks or memory allows)"),
+    ("--sample", "sample", "K", "take K puzzles from each file (reproducible with --seed)"),
+    ("--seed", "seed", "S", "seed for --sample (default 0)"),
+    ("--memory-limit", "memory_limit", "MB", "resident memory a worker may hold while "
+                                             "solving; past it the task is memout and the "
+                                             "worker is replaced (default: none)"),
+]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -28,7 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Compare engines on puzzles: every answer is checked, engines are "
                     "cross-checked, timings go to a report. Exit codes: 0 all verified "
                     "and agreeing, 1 wrong answer or disagreement, 2 bad usage or input, "
-                    "3 no worker could start, 130 interrupted. Sub-commands: solve, "
+                    "3 no worker could start, 5 storage fault (disk full or read-only), "
+                    "130 interrupted. Sub-commands: solve, "
                     "generate, engines, kinds, report, bench (each has --help).")
     p.add_argument("--puzzles", nargs="+", action="extend", metavar="FILE|SPEC",
                    help="puzzle files or specs (default: the embedded default set)")
@@ -38,25 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="comma-separated engine specs, e.g. backtracking:variant=seed,"
                         "backtracking,cpsat:workers=8 (default: every installed engine)")
     p.add_argument("--mode", choices=engines.MODES, help="first (default), lexfirst or count")
-    p.add_argument("--limit", type=setting("limit"), metavar="N",
-                   help="count mode: count up to N (default 2, the uniqueness check; "
-                        "1..1_000_000)")
-    p.add_argument("--timeout", type=setting("timeout"), metavar="S",
-                   help="time limit per task in seconds (default 10; 0.001..86400)")
-    p.add_argument("--repeat", type=setting("repeat"), metavar="K",
-                   help="run each task K times; the summary uses the median (default 1; "
-                        "1..1000)")
-    p.add_argument("--workers", type=setting("workers"), metavar="N",
-                   help="worker processes (default: the number of cores; 1..1024, and no "
-                        "more than there are tasks or memory allows)")
-    p.add_argument("--sample", type=setting("sample"), metavar="K",
-                   help="take K puzzles from each file (reproducible with --seed; "
-                        "1..10_000_000)")
-    p.add_argument("--seed", type=setting("seed"), metavar="S",
-                   help="seed for --sample (default 0; 0..2^32-1)")
-    p.add_argument("--memory-limit", type=setting("memory_limit"), metavar="MB",
-                   help="resident memory a worker may hold while solving; past it the task "
-                        "is memout and the worker is replaced (64..1048576; default: none)")
+    add_settings(p, NUMBERS)
     p.add_argument("--formulations", metavar="LIST",
                    help="comma-separated formulations to run, e.g. alldiff,pairwise "
                         "(default: each puzzle's first); puzzles lacking one skip it")

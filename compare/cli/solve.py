@@ -22,7 +22,7 @@ import time
 import traceback
 
 import engines
-from compare.cli.common import Exit, OneLineParser, UsageError, say, setting
+from compare.cli.common import Exit, OneLineParser, UsageError, add_settings, say
 from compare.judge.checker import NO_ANSWER, verify
 from puzzles.errors import PuzzleInputError
 from puzzles.formats import FORMATS, detect_format
@@ -40,21 +40,20 @@ def build_parser() -> OneLineParser:
         prog="run_compare.py solve",
         description="Solve one puzzle from FILE or stdin and print the answer in "
                     "the input's format. Exit codes: 0 solved, 1 no solution, "
-                    "2 bad input or usage, 3 engine failed.")
+                    "2 bad input or usage, 3 engine failed, 130 interrupted.")
     parser.add_argument("--engine", default="backtracking", metavar="E",
                         help="engine spec, e.g. backtracking:variant=seed or cpsat "
                              "(default: backtracking; see `run_compare.py engines`)")
     parser.add_argument("--mode", choices=engines.MODES,
                         help="default: lexfirst for BOJ 2239 input, first otherwise")
-    parser.add_argument("--limit", type=setting("limit"), default=2, metavar="N",
-                        help="count mode: stop counting at N (default 2, a uniqueness check; "
-                             "1..1_000_000)")
+    add_settings(parser, [("--limit", "limit", "N", "count mode: stop counting at N "
+                                                    "(default 2, a uniqueness check)", 2)])
     parser.add_argument("--format", choices=("auto", *FORMATS), default="auto",
                         help="input (and output) format; default: detected")
     parser.add_argument("--formulation", metavar="F",
                         help="model formulation, e.g. alldiff, pairwise, onehot for Sudoku")
-    parser.add_argument("--timeout", type=setting("timeout"), metavar="S",
-                        help="give up after S seconds (exit 3; 0.001..86400)")
+    add_settings(parser, [("--timeout", "timeout", "S", "give up after S seconds, model "
+                                                        "build included (exit 3)")])
     parser.add_argument("--puzzle", metavar="SPEC",
                         help="a puzzle spec such as queens:8 instead of FILE")
     parser.add_argument("--debug", action="store_true",

@@ -31,7 +31,9 @@ def range_text(name: str) -> str:
 
 
 def _shown(value, kind) -> str:
-    return f"{int(value):,}".replace(",", "_") if kind is int else f"{value:g}"
+    if kind is int or float(value).is_integer():
+        return f"{int(value):_}"
+    return f"{value:g}"
 
 
 def check_setting(name: str, value):
