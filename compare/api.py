@@ -104,7 +104,8 @@ def run_comparison(puzzles: Iterable[str | Path | Puzzle] | None = None,
                    timeout: float | None = None, repeat: int | None = None,
                    workers: int | None = None, sample: int | None = None,
                    seed: int | None = None, formulations: Sequence[str] | str | None = None,
-                   format: str | None = None, out: str | Path | None = None,
+                   format: str | None = None, memory_limit: float | None = None,
+                   out: str | Path | None = None,
                    resume: bool = False, baseline: str | None = None,
                    plugins: str | Sequence[str] | None = None,
                    executor: Executor | None = None, progress: bool = False,
@@ -115,7 +116,7 @@ def run_comparison(puzzles: Iterable[str | Path | Puzzle] | None = None,
     the embedded default set). ``engines``: engine specs (default: every
     installed engine). The other settings mean what the command-line flags
     of the same names mean, with the same defaults (``first`` mode, limit 2,
-    10 s, one repeat, a worker per core). With ``resume`` the settings come
+    10 s, one repeat, a worker per core, no memory limit). With ``resume`` the settings come
     from the run in ``out``, any given one must match it, and only its
     missing tasks run.
     """
@@ -131,7 +132,8 @@ def run_comparison(puzzles: Iterable[str | Path | Puzzle] | None = None,
         engines = list(engines)
     given = {"puzzles": names or None, "format": format, "engines": engines,
              "mode": mode, "limit": limit, "timeout": timeout, "repeat": repeat,
-             "sample": sample, "seed": seed, "formulations": formulations}
+             "sample": sample, "seed": seed, "formulations": formulations,
+             "memory_limit": memory_limit}
     plan = make_plan(given, out=out, resume=resume, workers=workers, baseline=baseline,
                      objects=objects, executor=executor)
     if command is None:

@@ -32,7 +32,7 @@ class Status(str, Enum):
     ERROR = "error"
     UNSUPPORTED = "unsupported"
     CRASHED = "crashed"       # set by the harness when a worker dies
-    MEMOUT = "memout"         # set by the harness: the solve passed its memory limit
+    MEMOUT = "memout"         # out of memory: a MemoryError, or past the harness's limit
 
     def __str__(self) -> str:
         return self.value
@@ -80,6 +80,11 @@ class Result:
     backtracks: int = 0
     stats: dict[str, Any] = field(default_factory=dict)
     message: str = ""
+    traceback: str = ""                 # where an engine fault was raised, for --debug
+    # Measured around the solve by the harness's worker, not by the engine.
+    cpu_s: float | None = None          # CPU time of the process (every thread)
+    peak_rss_mb: float | None = None    # peak resident memory of the process
+    host: str | None = None
 
     @property
     def total_s(self) -> float:
@@ -218,8 +223,10 @@ class Engine:
             return result
         except Exception as exc:  # an engine fault is a result, not a crash
             result.solve_s = time.perf_counter() - start - result.build_s
-            result.message = f"{type(exc).__name__}: {exc}"
-            result.stats["traceback"] = traceback.format_exc(limit=8)
+            if isinstance(exc, MemoryError):     # not the engine's logic: the machine's limit
+                result.status = Status.MEMOUT
+            result.message = describe(exc)
+            result.traceback = traceback.format_exc(limit=8)
             return result
         self._fill(result, outcome, mode, limit)
         return result
@@ -264,6 +271,12 @@ def library_version(library: str) -> str:
         return version(library)
     except PackageNotFoundError:
         return "missing"
+
+
+def describe(exc: BaseException) -> str:
+    """``Type: message``, or the type alone when the exception says nothing more."""
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def timed_out(deadline: float | None) -> bool:

@@ -10,13 +10,20 @@ Options (``cpsat:workers=8:seed=3``):
 
 The time limit of ``solve`` becomes ``max_time_in_seconds`` (what remains of
 it, for every solve call); a solve that stops there with status UNKNOWN is a
-``timeout``. ``nodes`` and ``backtracks`` are CP-SAT's own branches and
+``timeout``. Ctrl-C: where this process handles SIGINT itself (the main
+thread, not ignoring it) CP-SAT is let catch it and stop at once; a search
+that stops before its time limit and not by our own hand was interrupted, so
+``KeyboardInterrupt`` is raised, never a timeout. CP-SAT leaves SIGINT at its
+default action afterwards, so Python's handler is put back. Elsewhere (harness
+workers ignore SIGINT) CP-SAT is told not to catch it. ``nodes`` and ``backtracks`` are CP-SAT's own branches and
 conflicts, summed over solve calls; ``stats`` adds its wall time and the
 number of solve calls.
 """
 from __future__ import annotations
 
 import hashlib
+import signal
+import threading
 import time
 from array import array
 from dataclasses import dataclass, field
@@ -24,13 +31,17 @@ from typing import Any
 
 from puzzles.model import OPERATORS, AllDifferent, Linear, Model, NotEqualOffset, Table
 
-from .base import KEEP_SOLUTIONS, Engine, Outcome, Status
+from .base import KEEP_SOLUTIONS, Engine, EngineOptionError, Outcome, Status
 from .lexprobe import SearchTimeout, lexfirst_by_probes
 
 try:
     from ortools.sat.python import cp_model
 except ImportError:  # the registry still lists the engine, as unavailable
     cp_model = None
+
+
+# CP-SAT takes a 32-bit seed; more search workers than this is no comparison.
+OPTION_RANGES = {"workers": (1, 256), "seed": (0, 2 ** 31 - 1)}
 
 
 class InvalidModel(Exception):
@@ -67,6 +78,16 @@ def _add_table(cp, xs, con: Table) -> None:
 # variables stay the first ones in the proto (``CpTask.restrict`` relies on it).
 _ADD = {AllDifferent: _add_all_different, Linear: _add_linear,
         NotEqualOffset: _add_not_equal_offset, Table: _add_table}
+
+
+def _sigint_handler():
+    """Python's SIGINT handler when this thread may let CP-SAT catch SIGINT, else None."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    handler = signal.getsignal(signal.SIGINT)
+    if handler in (None, signal.SIG_IGN):
+        return None
+    return handler
 
 
 def intervals(values) -> list[int]:
@@ -117,6 +138,7 @@ class Runner:
         params.num_workers = workers
         params.random_seed = self.options["seed"]
         params.enumerate_all_solutions = enumerate_all
+        params.catch_sigint_signal = _sigint_handler() is not None
         if self.deadline is not None:
             left = self.deadline - time.perf_counter()
             if left <= 0:
@@ -128,7 +150,14 @@ class Runner:
             guided: bool = False):
         """One solve; the status, after MODEL_INVALID and UNKNOWN are raised."""
         solver = self.solver(workers, enumerate_all, guided)
-        status = solver.solve(cp, callback)
+        handler = _sigint_handler()
+        try:
+            status = solver.solve(cp, callback)
+        finally:
+            if handler is not None:
+                signal.signal(signal.SIGINT, handler)
+        if handler is not None and self._interrupted(status, callback):
+            raise KeyboardInterrupt
         self.calls += 1
         self.branches += solver.num_branches
         self.conflicts += solver.num_conflicts
@@ -139,6 +168,14 @@ class Runner:
             raise SearchTimeout
         self.last = solver
         return status
+
+    def _interrupted(self, status, callback) -> bool:
+        """Stopped short of its time limit, and not by our callback: CP-SAT caught SIGINT."""
+        if status not in (cp_model.UNKNOWN, cp_model.FEASIBLE):
+            return False
+        if callback is not None and getattr(callback, "stopped", False):
+            return False
+        return self.deadline is None or time.perf_counter() < self.deadline - 0.01
 
     def values(self, task: CpTask, cp=None, guided: bool = False
                ) -> tuple[int, ...] | None:
@@ -171,6 +208,7 @@ if cp_model is not None:
             self.kept: list[tuple[int, ...]] = []
             self.seen: set[bytes] = set()
             self.duplicates = 0
+            self.stopped = False
 
         def on_solution_callback(self) -> None:
             values = tuple(self.value(x) for x in self.xs)
@@ -182,6 +220,7 @@ if cp_model is not None:
             if len(self.kept) < KEEP_SOLUTIONS:
                 self.kept.append(values)
             if len(self.seen) >= self.limit:
+                self.stopped = True
                 self.stop_search()
 
         @property
@@ -204,6 +243,10 @@ class CpSatEngine(Engine):
     @classmethod
     def validate_options(cls, options: dict[str, Any]) -> None:
         cls.require_ints(options, ("workers", "seed"), {"workers": 1})
+        for key, (low, high) in OPTION_RANGES.items():
+            if not low <= options[key] <= high:
+                raise EngineOptionError(
+                    f"engine 'cpsat': {key}={options[key]} is out of range ({low}..{high})")
 
     # ----- translate ------------------------------------------------------
     def translate(self, model: Model) -> CpTask:

@@ -52,6 +52,16 @@ class Puzzle(ABC):
                 else self.format_answer(answer))
         return text if text.endswith("\n") else text + "\n"
 
+    def warmup_twin(self) -> "Puzzle | None":
+        """A puzzle of the same shape (same model structure) that solves at once.
+
+        The harness solves it untimed before a worker's first timed task on a
+        shape, so one-off costs (structure tables, engine caches, first-use
+        code paths) are not charged to whichever puzzle happens to come first.
+        Kinds whose every puzzle is a shape of its own have none.
+        """
+        return None
+
     def one_line(self) -> str | None:
         """The puzzle as one line that reads back as itself, if the kind has one."""
         return None

@@ -11,6 +11,11 @@ The edge count on the ``p`` line is not enforced (published files often count
 each edge twice); duplicate edges are merged. A self-loop can never be
 coloured, so it is reported as bad input.
 
+Caps, so a typo cannot ask for unbounded memory or model-building time:
+``MAX_VERTICES`` (100,000; checked on the ``p`` line, before any edge is
+read), ``MAX_EDGES`` distinct edges (5,000,000: every DIMACS COLOR benchmark
+fits) and ``MAX_COLORS`` (1,000).
+
 Variable ``v_i`` is vertex i's colour, 1..K. Formulations: ``pairwise`` (one
 ``u != v`` per edge) and ``table`` (one Table of the allowed colour pairs per
 edge).
@@ -28,6 +33,8 @@ from .reading import read_text
 from .specs import Spec, file_stem, register_kind
 
 MAX_COLORS = 1000
+MAX_VERTICES = 100_000
+MAX_EDGES = 5_000_000
 
 
 @dataclass(frozen=True)
@@ -96,6 +103,9 @@ def read_col(text: str, source: str) -> Graph:
             if vertices is None:
                 raise PuzzleInputError(source, lineno, "edge before the 'p edge VERTICES EDGES' line")
             edges.add(_edge_line(fields, vertices, source, lineno))
+            if len(edges) > MAX_EDGES:
+                raise PuzzleInputError(source, lineno, f"more than {MAX_EDGES:,} edges, the "
+                                                       "most a graph may have here")
         else:
             raise PuzzleInputError(source, lineno,
                                    f"unknown line type {tag[:20]!r}; expected c, p or e")
@@ -109,8 +119,9 @@ def _problem_line(fields, source: str, lineno: int) -> int:
             or not fields[2].isdigit() or not fields[3].isdigit()):
         raise PuzzleInputError(source, lineno, "bad problem line; expected 'p edge VERTICES EDGES'")
     vertices = int(fields[2])
-    if vertices < 1:
-        raise PuzzleInputError(source, lineno, "a graph needs at least 1 vertex")
+    if not 1 <= vertices <= MAX_VERTICES:
+        raise PuzzleInputError(source, lineno, f"{vertices} vertices; a graph here has "
+                                               f"1 to {MAX_VERTICES:,}")
     return vertices
 
 

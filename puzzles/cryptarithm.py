@@ -4,7 +4,9 @@ distinct digits, and the sum holds.
 Syntax: words of letters joined by ``+`` or ``-``, one ``=``, and a sum of
 words on the right too (``SEND+MORE=MONEY``, ``A-B=C``, ``ONE+ONE=TWO-ZERO``
 are all fine). Letters are case-insensitive. A word of two or more letters
-does not start with 0 (a one-letter word may be 0).
+does not start with 0 (a one-letter word may be 0). Caps: ``MAX_WORD``
+letters per word (18: the place values stay within 64-bit integers, which
+CP-SAT needs) and ``MAX_WORDS`` words in all (100).
 
 Variables are the distinct letters in alphabetical order, digits 0..9; words'
 leading letters have domain 1..9. Formulations:
@@ -30,6 +32,8 @@ from .model import AllDifferent, Linear, Model, Structure
 from .specs import Spec, register_kind
 
 _TERM = re.compile(r"([+-]?)([A-Z]+)")
+MAX_WORD = 18
+MAX_WORDS = 100
 
 
 @dataclass(frozen=True)
@@ -168,7 +172,14 @@ class Cryptarithm(Puzzle):
 
 
 def check_letters(left, right, source: str) -> None:
-    letters = {ch for t in left + right for ch in t.word}
+    terms = left + right
+    if len(terms) > MAX_WORDS:
+        raise PuzzleInputError(source, None, f"{len(terms)} words; at most {MAX_WORDS}")
+    longest = max(terms, key=lambda t: len(t.word))
+    if len(longest.word) > MAX_WORD:
+        raise PuzzleInputError(source, None, f"a word of {len(longest.word)} letters; "
+                                             f"at most {MAX_WORD}")
+    letters = {ch for t in terms for ch in t.word}
     if len(letters) > 10:
         raise PuzzleInputError(source, None, f"{_equation(left, right)} has {len(letters)} "
                                              "distinct letters; at most 10 fit in the digits 0-9")

@@ -16,6 +16,7 @@ front ends can print one located line instead of a traceback.
 """
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from itertools import islice
 from operator import itemgetter
@@ -88,11 +89,15 @@ def source_stem(source: str) -> str:
 
 # ----- detection --------------------------------------------------------------
 def detect_format(text: str) -> str:
-    """Guess the format from the first data line (see README, "Puzzle formats").
+    """The format a ``# format: NAME`` comment names, else a guess from the first data line.
 
     A 16-character first line is ambiguous: sixteen such lines are read as one
     16x16 ``boj2239`` grid, anything else as 4x4 puzzles in ``line`` format.
+    ``generate`` writes the comment, so its files always read back as written.
     """
+    declared = declared_format(text)
+    if declared is not None:
+        return declared
     lines = content_lines(text, limit=17)
     if not lines:
         return "line"
@@ -106,6 +111,23 @@ def detect_format(text: str) -> str:
     if width in LINE_LENGTHS:
         return "line"
     return "boj2239" if width <= 25 and len(lines) > 1 else "line"
+
+
+def declared_format(text: str) -> str | None:
+    """The format named by a ``# format: NAME`` comment above the first data line."""
+    for _, raw in numbered_lines(text):
+        stripped = raw.strip()
+        if not stripped:
+            continue
+        if not stripped.startswith("#"):
+            return None
+        match = _DIRECTIVE.match(stripped)
+        if match and match.group(1).lower() in FORMATS:
+            return match.group(1).lower()
+    return None
+
+
+_DIRECTIVE = re.compile(r"#\s*format:\s*([A-Za-z0-9]+)\s*$")
 
 
 # ----- parsing ------------------------------------------------------------------

@@ -86,8 +86,13 @@ def generate(n: int, count: int, clues: int | None, seed: int,
 
 def file_text(found: list[Sudoku], n: int, count: int, clues: int | None, seed: int,
               best_of: int = 1) -> str:
-    """Puzzles one per line, under a comment naming the command that made them."""
-    header = (f"# generated: python run_compare.py generate --size {n} --count {count}"
+    """Puzzles one per line, under a comment naming the command that made them.
+
+    A ``# format: line`` comment comes first: sixteen 4x4 puzzles would
+    otherwise look like one 16x16 grid to format detection.
+    """
+    header = (f"# format: line\n"
+              f"# generated: python run_compare.py generate --size {n} --count {count}"
               + ("" if clues is None else f" --clues {clues}") + f" --seed {seed}"
               + (f" --best-of {best_of}" if best_of > 1 else "") + "\n")
     return header + "".join(format_grid(p, "line") for p in found)

@@ -1,16 +1,27 @@
 """Reading a puzzle input's bytes: the one place files and stdin are opened.
 
-Every kind reads through here, so a binary file, bad encoding or unreadable
-path is the same one-line ``PuzzleInputError`` whatever the kind.
+Every kind reads through here, so a binary file, bad encoding, unreadable
+path or oversized input is the same one-line ``PuzzleInputError`` whatever the
+kind. Inputs are read in blocks with two caps, so ``/dev/zero`` or a runaway
+pipe is refused after a bounded read instead of filling memory:
+
+* ``MAX_LINE_BYTES`` per line (1 MiB; the longest puzzle line, a 25x25 grid,
+  is 625 characters);
+* ``MAX_INPUT_BYTES`` per file or stdin (256 MiB; the largest public Sudoku
+  set here, 49,151 lines, is 4 MB).
 """
 from __future__ import annotations
 
+import os
 import sys
 
 from .errors import PuzzleInputError
 from .formats import decode_input
 
 STDIN = "<stdin>"
+MAX_LINE_BYTES = 1 << 20
+MAX_INPUT_BYTES = 256 << 20
+BLOCK = 1 << 20
 
 
 def read_text(arg: str) -> str:
@@ -18,11 +29,53 @@ def read_text(arg: str) -> str:
     source = STDIN if arg == "-" else arg
     try:
         if arg == "-":
-            data = sys.stdin.buffer.read()
+            data = read_capped(sys.stdin.buffer, source)
         else:
             with open(arg, "rb") as handle:
-                data = handle.read()
+                data = read_capped(handle, source)
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         raise PuzzleInputError(source, None, f"cannot read: {reason}") from None
     return decode_input(data, source)
+
+
+def read_capped(handle, source: str) -> bytes:
+    """All of ``handle``, or a ``PuzzleInputError`` as soon as a cap is passed."""
+    try:
+        size = os.fstat(handle.fileno()).st_size
+    except (OSError, AttributeError, ValueError):
+        size = 0
+    if size > MAX_INPUT_BYTES:
+        raise _too_big(source)
+    blocks: list[bytes] = []
+    total = lines = run = 0          # bytes, newlines, and bytes since the last newline
+    while True:
+        block = handle.read(BLOCK)
+        if not block:
+            return b"".join(blocks)
+        total += len(block)
+        if total > MAX_INPUT_BYTES:
+            raise _too_big(source)
+        pieces = block.split(b"\n")
+        if len(pieces) == 1:
+            run += len(block)
+        else:
+            lengths = [run + len(pieces[0]), *map(len, pieces[1:-1])]
+            longest = max(lengths)
+            if longest > MAX_LINE_BYTES:
+                raise _too_long(source, lines + lengths.index(longest) + 1)
+            lines += len(pieces) - 1
+            run = len(pieces[-1])
+        if run > MAX_LINE_BYTES:
+            raise _too_long(source, lines + 1)
+        blocks.append(block)
+
+
+def _too_big(source: str) -> PuzzleInputError:
+    return PuzzleInputError(source, None, f"more than {MAX_INPUT_BYTES >> 20} MiB, the most "
+                                          "one input may hold")
+
+
+def _too_long(source: str, line: int) -> PuzzleInputError:
+    return PuzzleInputError(source, line, f"line longer than {MAX_LINE_BYTES >> 20} MiB, the "
+                                          "most one line may hold")

@@ -6,7 +6,7 @@ answer. Values are 1..n; 0 marks a blank in a grid.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from .base import Puzzle
@@ -139,6 +139,20 @@ class GridPuzzle(Puzzle):
         if self.check_formulation(formulation) == "onehot":
             return onehot_decode(values, self.n)
         return tuple(values)
+
+    def warmup_twin(self) -> "GridPuzzle":
+        """A solved grid of the same side with a blank in every row (named ``warm-up``)."""
+        box = int(round(self.n ** 0.5))
+        n = self.n
+        if box * box == n:     # the shifted pattern is also a valid Sudoku
+            rows = [[(box * (r % box) + r // box + c) % n + 1 for c in range(n)]
+                    for r in range(n)]
+        else:
+            rows = [[(r + c) % n + 1 for c in range(n)] for r in range(n)]
+        grid = [v for row in rows for v in row]
+        for r in range(n):
+            grid[r * n + (r * 7) % n] = 0
+        return replace(self, grid=tuple(grid), name="warm-up", source="warm-up")
 
 
 @dataclass(frozen=True)

@@ -13,12 +13,21 @@ so the harness can be driven into its fault paths:
   answer only the cross-check between engines can refute;
 * ``fake-nap``   : ``fake`` after a nap of ``nap`` seconds (default 0.1), so a
   run lasts long enough to be killed half-way;
-* ``fake-doomed`` : fine in the parent, but kills any worker process that builds it.
+* ``fake-doomed`` : fine in the parent, but kills any worker process that builds it;
+* ``fake-hog``   : allocates ``mb`` megabytes (default 2048) in 64 MB steps, touching
+  every page (with ``pause`` seconds between steps), then answers as ``fake``;
+* ``fake-raise`` : raises RuntimeError in the middle of a solve;
+* ``fake-exit``  : calls ``sys.exit(0)`` in the middle of a solve;
+* ``fake-odd-stats`` : answers as ``fake`` with statistics that cannot be pickled,
+  or (``big=1``) with 8 MB of them;
+* ``fake-stall`` : ``fake``, but naps ``nap`` seconds (default 2) on puzzles from
+  line ``line`` (default 30) of a file, so one task of a chunk runs long.
 """
 from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
 import time
 
 import engines
@@ -152,6 +161,58 @@ class DoomedEngine(FakeEngine):
         super().__init__(**options)
 
 
+class HogEngine(_FaultyEngine):
+    name = "fake-hog"
+    option_defaults = {"mb": 2048, "pause": 0.0}
+
+    def misbehave(self, translated, mode, limit, deadline):
+        held = []
+        for _ in range(self.options["mb"] // 64):
+            held.append(bytearray(64 * 1024 * 1024))
+            time.sleep(self.options["pause"])
+        outcome = FakeEngine.search(self, translated, mode, limit, deadline)
+        outcome.stats["held_mb"] = 64 * len(held)
+        return outcome
+
+
+class RaiseEngine(_FaultyEngine):
+    name = "fake-raise"
+
+    def misbehave(self, translated, mode, limit, deadline):
+        raise RuntimeError("fake-raise always fails")
+
+
+class ExitEngine(_FaultyEngine):
+    name = "fake-exit"
+
+    def misbehave(self, translated, mode, limit, deadline):
+        sys.exit(0)
+
+
+class OddStatsEngine(_FaultyEngine):
+    name = "fake-odd-stats"
+    option_defaults = {"big": 0}
+
+    def misbehave(self, translated, mode, limit, deadline):
+        outcome = FakeEngine.search(self, translated, mode, limit, deadline)
+        if self.options["big"]:
+            outcome.stats["dump"] = "x" * (8 * 1024 * 1024)
+        else:
+            outcome.stats["callback"] = lambda: None     # no pickle takes a lambda
+        return outcome
+
+
+class StallEngine(FakeEngine):
+    name = "fake-stall"
+    option_defaults = {"nap": 2.0, "line": 30}
+
+    def search(self, translated, mode, limit, deadline):
+        if translated[0].name.endswith(f":{self.options['line']}"):
+            time.sleep(self.options["nap"])
+        return super().search(translated, mode, limit, deadline)
+
+
 for _cls in (FakeEngine, WrongEngine, SleepEngine, CrashEngine, ErrorEngine, UnsatEngine,
-             NapEngine, DoomedEngine):
+             NapEngine, DoomedEngine, HogEngine, RaiseEngine, ExitEngine, OddStatsEngine,
+             StallEngine):
     engines.register(_cls.name, _cls)

@@ -293,3 +293,42 @@ def test_dataset_files_load_without_error(name):
     assert [e.error for e in entries if e.error] == []
     side = {81: 9, 256: 16, 625: 25}[len(lines[0])]
     assert {e.puzzle.n for e in entries} == {side}
+
+
+# ----- input caps ----------------------------------------------------------------------------
+def test_dev_zero_is_refused_after_a_bounded_read(capsys):
+    from compare.cli import run as run_cli
+    from compare.cli import solve as solve_cli
+    assert solve_cli.main(["/dev/zero"]) == 2
+    assert run_cli.main(["--puzzles", "/dev/zero", "--quiet"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and all("/dev/zero, line 1: line longer than 1 MiB" in e for e in err)
+
+
+def test_dev_zero_on_stdin_is_refused(monkeypatch, capsys):
+    import io
+    import sys as system
+
+    from compare.cli import solve as solve_cli
+    zeros = io.BufferedReader(io.FileIO("/dev/zero", "rb"))
+    monkeypatch.setattr(system, "stdin", io.TextIOWrapper(zeros))
+    assert solve_cli.main([]) == 2
+    assert "<stdin>, line 1: line longer than" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("block", [3, 7, 1 << 20])
+def test_caps_per_line_and_per_input_whatever_the_block_size(monkeypatch, block):
+    import io
+
+    from puzzles import reading
+    monkeypatch.setattr(reading, "BLOCK", block)
+    monkeypatch.setattr(reading, "MAX_LINE_BYTES", 10)
+    monkeypatch.setattr(reading, "MAX_INPUT_BYTES", 60)
+    ok = b"0123456789\n" * 5
+    assert reading.read_capped(io.BytesIO(ok), "f") == ok
+    for text, line in [(b"short\n" + b"x" * 11 + b"\nend\n", 2), (b"a\nb\nc\n" + b"y" * 11, 4),
+                       (b"z" * 11, 1)]:
+        with pytest.raises(PuzzleInputError, match=f"f, line {line}: line longer than"):
+            reading.read_capped(io.BytesIO(text), "f")
+    with pytest.raises(PuzzleInputError, match="f: more than 0 MiB"):
+        reading.read_capped(io.BytesIO(b"123456789\n" * 7), "f")

@@ -83,7 +83,8 @@ def test_cli_writes_loadable_puzzles(tmp_path):
     entries = load_puzzles(str(out))
     assert len(entries) == 5
     assert all(e.error is None and e.puzzle.clues == 6 for e in entries)
-    assert out.read_text().startswith("# generated: python run_compare.py generate")
+    assert out.read_text().splitlines()[1].startswith(
+        "# generated: python run_compare.py generate")
 
 
 def test_cli_refuses_to_overwrite_and_bad_targets(tmp_path, capsys):
@@ -119,3 +120,21 @@ def test_puzzles_package_does_not_import_engines():
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
                          text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("size, counts, clues", [
+    (4, (1, 4, 9, 15, 16, 17), None), (9, (1, 9, 16), None), (16, (1, 16), None),
+    (25, (1, 2), 560),
+])
+def test_generated_files_read_back_as_written(size, counts, clues, tmp_path):
+    """Sixteen 4x4 puzzles are sixteen lines of 16 cells: without the format comment,
+    detection would read them as one 16x16 grid."""
+    for count in counts:
+        out = tmp_path / f"gen-{size}-{count}.txt"
+        args = ["--size", str(size), "--count", str(count), "--seed", "3", "--out", str(out)]
+        assert generate_main(args + (["--clues", str(clues)] if clues else [])) == 0
+        written = [line for line in out.read_text().splitlines() if not line.startswith("#")]
+        entries = load_puzzles(str(out))
+        assert [e.error for e in entries] == [None] * count
+        assert [e.puzzle.one_line() for e in entries] == written
+        assert {e.puzzle.n for e in entries} == {size}

@@ -101,13 +101,17 @@ def test_wrong_answer_exits_1_with_a_working_reproduce_command(small, tmp_path):
     assert "wrong answer" in check.stderr
 
 
-def test_unsatisfiable_claim_is_a_disagreement(small, tmp_path):
+def test_a_refuted_unsatisfiable_claim_is_stored_as_a_wrong_answer(small, tmp_path):
     out = tmp_path / "run"
     proc = run("--puzzles", small, "--engines", "fake,fake-unsat", "--workers", 2,
                "--out", out, "--quiet", "--sample", 2)
     assert proc.returncode == 1
-    assert "DISAGREEMENT" in proc.stderr
-    assert "fake-unsat say unsatisfiable" in (out / "summary.md").read_text()
+    assert "WRONG ANSWER: fake-unsat" in proc.stderr
+    frame = results(out)
+    claims = frame[frame["engine"] == "fake-unsat"]
+    assert len(claims) == 2 and not claims["verified"].any()
+    assert claims["reason"].eq("claims unsatisfiable, but fake found a verified solution").all()
+    assert "claims unsatisfiable" in (out / "summary.md").read_text()
 
 
 def test_timeouts_and_crashes_are_recorded_and_the_run_finishes(small, tmp_path):
@@ -263,3 +267,83 @@ def test_argparse_errors_exit_2(capsys):
     with pytest.raises(SystemExit) as exc:
         run_main(["--mode", "fastest"])
     assert exc.value.code == 2
+
+
+def test_memout_is_recorded_and_the_run_goes_on(small, tmp_path):
+    """2 GB under a 500 MB limit: memout, the worker replaced, every other result there."""
+    out = tmp_path / "run"
+    proc = run("--puzzles", small, "--sample", 3, "--engines", "fake,fake-hog,fake-raise",
+               "--memory-limit", 500, "--workers", 2, "--out", out, "--quiet")
+    assert proc.returncode == 4, proc.stderr          # tasks ran out of memory or errored
+    assert "FAILED: fake-hog: memout" in proc.stderr
+    frame = results(out)
+    status = frame.groupby("engine")["status"].agg(set).to_dict()
+    assert status == {"fake": {"solved"}, "fake-hog": {"memout"}, "fake-raise": {"error"}}
+    hog = frame[frame["engine"] == "fake-hog"]
+    assert hog["message"].str.contains("memory limit of 500 MB|memory limit 500 MB").all()
+    raised = frame[frame["engine"] == "fake-raise"]
+    assert raised["traceback"].str.contains("RuntimeError: fake-raise always fails").all()
+    solved = frame[frame["engine"] == "fake"]
+    assert solved["cpu_s"].notna().all() and solved["peak_rss_mb"].gt(0).all()
+    assert solved["host"].notna().all()
+    parquet = pd.read_parquet(out / "results.parquet")
+    with sqlite3.connect(out / "results.sqlite") as con:
+        stored = pd.read_sql_query("SELECT cpu_s, peak_rss_mb FROM results", con)
+    for table in (parquet, stored):
+        assert table["cpu_s"].notna().sum() >= 3 and table["peak_rss_mb"].notna().sum() >= 3
+
+
+def test_the_parent_kills_a_worker_whose_memory_grows_past_the_limit():
+    """Slow growth is caught from outside, by the resident size, before RLIMIT_AS."""
+    from compare.harness.executor import LocalExecutor
+    from compare.harness.tasks import Task
+    from puzzles.loader import load_puzzles
+    entry = load_puzzles(str(REPO / "puzzles" / "data" / "gen-9x9-easy.txt"))[0]
+    tasks = [Task(0, entry.id, "alldiff", "fake-hog:mb=1024:pause=0.1", "first", 2, 30.0, 0),
+             Task(1, entry.id, "alldiff", "fake", "first", 2, 30.0, 0)]
+    with LocalExecutor(1, ["fake-hog:mb=1024:pause=0.1", "fake"], plugins="tests.fake_engines",
+                       memory_limit=300) as ex:
+        done = {t.tid: r for t, r in ex.run(tasks, {entry.id: entry.puzzle})}
+    assert str(done[0].status) == "memout" and "resident" in done[0].message
+    assert str(done[1].status) == "solved"
+
+
+def test_resume_refuses_an_input_whose_puzzles_changed(small, tmp_path, capsys):
+    copy = tmp_path / "small.txt"
+    copy.write_text(small.read_text())
+    out = tmp_path / "run"
+    assert run_main(["--puzzles", str(copy), "--engines", "backtracking", "--workers", "1",
+                     "--out", str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    lines = copy.read_text().splitlines()
+    lines[1], lines[3] = lines[3], lines[1]          # the same puzzles, on other lines
+    copy.write_text("\n".join(lines) + "\n")
+    assert run_main(["--out", str(out), "--resume", "--quiet"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("skipped:")            # the file's bad line 3, as before
+    assert len(err) == 2 and "2 puzzle(s) changed" in err[1] and "line 2" in err[1]
+    with sqlite3.connect(out / "results.sqlite") as con:
+        assert con.execute("SELECT COUNT(*) FROM results").fetchone()[0] == 6
+
+
+def test_resume_on_a_results_file_without_a_run_says_so(tmp_path, capsys):
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "results.sqlite").write_bytes(b"")
+    assert run_main(["--out", str(out), "--resume", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "holds no run to continue" in err
+
+
+def test_odd_engine_statistics_cost_nothing_but_a_note(small, tmp_path):
+    """Statistics that cannot be pickled cross as text; 8 MB of them are cut."""
+    out = tmp_path / "run"
+    proc = run("--puzzles", small, "--sample", 2, "--engines",
+               "fake-odd-stats,fake-odd-stats:big=1", "--workers", 2, "--out", out, "--quiet")
+    assert proc.returncode == 0 and proc.stderr.count("\n") <= 1, proc.stderr  # the bad line
+    frame = results(out)
+    assert len(frame) == 4 and set(frame["status"]) == {"solved"} and frame["verified"].all()
+    odd = frame.set_index("engine")["stats"]
+    assert odd.str.len().max() <= 16_384
+    assert odd.loc["fake-odd-stats"].str.contains("lambda").all()
+    assert odd.loc["fake-odd-stats:big=1"].str.contains("cut to").all()

@@ -280,3 +280,66 @@ def test_tables_follow_the_given_order_not_the_finishing_order():
     ordered = in_order(table, {"engine": ["x", "y"], "source": ["a", "b"]})
     assert ordered[["source", "engine"]].values.tolist() == [
         ["a", "x"], ["a", "y"], ["b", "x"], ["b", "y"]]
+
+
+# ----- worker count --------------------------------------------------------------------------
+def test_workers_are_capped_at_the_task_count_and_memory(tmp_path, capsys, monkeypatch):
+    from compare.harness import plan as planning
+    given = {"puzzles": ["queens:4", "queens:5", "queens:6", "queens:7", "queens:8"],
+             "engines": ["backtracking"]}
+    made = planning.make_plan(given, out=tmp_path / "a", workers=200)
+    try:
+        assert made.workers == 5 and made.executor.workers == 5
+        assert len(made.executor.pool) == 5
+    finally:
+        made.executor.close()
+    assert "note: --workers 200 capped to 5 (5 tasks)" in capsys.readouterr().err
+    monkeypatch.setattr(planning, "available_mb", lambda: 600.0)
+    assert planning.worker_count(8, 100, None)[0] == 2
+    assert planning.worker_count(8, 100, 500.0)[0] == 1
+    assert planning.worker_count(None, 100, None)[1] is None     # the default cuts quietly
+
+
+# ----- verified semantics -----------------------------------------------------------------
+def test_a_late_right_answer_is_a_timeout_without_a_verdict():
+    rec = record("f:1", sudoku(BOJ))
+    task = Task(0, "f:1", "alldiff", "x", "first", 2, 10.0, 0)
+    late = Result("x", "builtin", "builtin", "first", Status.SOLVED, solve_s=11.0,
+                  solutions=[tuple(full_grid_of_boj())])
+    row = result_row(task, rec, late, ("b", "v"))
+    assert row["status"] == "timeout" and row["verified"] is None
+    assert "over the time limit" in row["reason"]
+
+
+@pytest.mark.parametrize("claim_first", [True, False])
+def test_an_unsatisfiable_claim_is_wrong_once_a_solution_is_verified(tmp_path, claim_first):
+    from compare.harness.runner import Refutations
+    claim = row(engine="liar", status="unsatisfiable", verified=True, answer=None,
+                reason="no solution claimed")
+    proof = row(engine="honest")
+    with Store(tmp_path) as store:
+        refutations = Refutations(store)
+        order = [claim, proof] if claim_first else [proof, claim]
+        refuted = []
+        for one in order:
+            refuted += refutations.judge(one)
+            store.add(one)
+        frame = store.frame().set_index("engine")
+    assert refuted == (["liar"] if claim_first else [])
+    assert frame.loc["liar", "verified"] == False      # noqa: E712  (pandas boolean)
+    assert frame.loc["liar", "reason"] == ("claims unsatisfiable, but honest found a "
+                                           "verified solution")
+    assert frame.loc["honest", "verified"] == True     # noqa: E712
+
+
+def test_engine_stats_are_capped_with_a_note():
+    import json
+
+    from compare.harness.runner import STATS_MAX_CHARS, bounded_stats
+    assert bounded_stats({}) is None
+    assert json.loads(bounded_stats({"branches": 3})) == {"branches": 3}
+    cut = bounded_stats({"dump": "x" * 50_000_000, "branches": 3})
+    assert len(cut) <= STATS_MAX_CHARS
+    kept = json.loads(cut)
+    assert "cut to" in kept["note"] and kept["keys"] == ["branches", "dump"]
+    assert kept["head"].startswith('{"branches": 3')

@@ -69,7 +69,8 @@ def test_duplicates_and_reversed_edges_merge_and_the_edge_count_is_not_enforced(
     ("p edge 2\n", 1, "bad problem line; expected 'p edge VERTICES EDGES'"),
     ("p cnf 2 1\n", 1, "bad problem line"),
     ("p edge two 1\n", 1, "bad problem line"),
-    ("p edge 0 0\n", 1, "a graph needs at least 1 vertex"),
+    ("p edge 0 0\n", 1, "0 vertices; a graph here has 1 to 100,000"),
+    ("p edge 99999999999 0\n", 1, "99999999999 vertices; a graph here has 1 to 100,000"),
     ("p edge 2 1\np edge 2 1\n", 2, "second 'p' line"),
     ("p edge 2 1\ne 1\n", 2, "bad edge line; expected 'e U V'"),
     ("p edge 2 1\ne 1 x\n", 2, "bad edge line"),
@@ -116,3 +117,12 @@ def test_engines_colour_the_examples(engine, name, colors, count, formulation):
     result = assert_engine_solves(engine, puzzle, formulation, "count", limit=200)
     assert result.count == min(count, 200)
     assert str(result.status) == ("solved" if count else "unsatisfiable")
+
+
+def test_the_edge_count_is_capped_while_reading(monkeypatch):
+    from puzzles import coloring
+    from puzzles.errors import PuzzleInputError
+    monkeypatch.setattr(coloring, "MAX_EDGES", 2)
+    text = "p edge 4 3\ne 1 2\ne 2 1\ne 2 3\ne 3 4\n"
+    with pytest.raises(PuzzleInputError, match="line 5: more than 2 edges"):
+        read_col(text, "g.col")

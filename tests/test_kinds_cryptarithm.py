@@ -145,3 +145,13 @@ def test_engines_solve_send_more_money(engine, formulation):
     assert result.count == 1 and puzzle.decode(result.solution, formulation) == SEND_ANSWER
     lexfirst = assert_engine_solves(engine, puzzle, formulation, "lexfirst")
     assert puzzle.decode(lexfirst.solution, formulation) == SEND_ANSWER
+
+
+@pytest.mark.parametrize("text, message", [
+    ("A" * 19 + "=B", "a word of 19 letters; at most 18"),
+    ("+".join(["A"] * 101) + "=B", "102 words; at most 100"),
+])
+def test_word_length_and_count_are_capped(text, message):
+    from puzzles.errors import PuzzleInputError
+    with pytest.raises(PuzzleInputError, match=message):
+        from_text(text)

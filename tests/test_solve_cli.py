@@ -143,7 +143,7 @@ def test_counting_no_solution_prints_0_and_exits_1(capsys, monkeypatch):
 @pytest.mark.parametrize("argv, fragment", [
     (["--engine", "fake-wrong"], "gave a wrong answer, not printed: "),
     (["--engine", "solve-test-broken"], "error (RuntimeError: wheels came off second line)"),
-    (["--engine", "fake-sleep", "--timeout", "0.1"], "timeout (stopped after 0.1 s)"),
+    (["--engine", "fake-sleep", "--timeout", "0.1"], "timeout (stopped after 0.1 s (the engine"),
     (["--engine", "fake", "--formulation", "onehot"], "unsupported"),
 ])
 def test_engine_failures_exit_3_and_print_no_answer(capsys, monkeypatch, argv, fragment):
@@ -293,3 +293,78 @@ def test_real_engines_answer_the_judge_samples_and_exit_alike(capsys, monkeypatc
 def test_the_default_engine_from_the_real_command_line():
     done = run_cli("solve", str(SAMPLES / "boj2239.txt"), plugins="")
     assert (done.returncode, done.stdout.decode(), done.stderr) == (0, BOJ2239_OUT, b"")
+
+
+def test_debug_prints_where_the_engine_failed(capsys, monkeypatch):
+    code, out, err = solve(capsys, monkeypatch, "--engine", "solve-test-broken", stdin=EMPTY_4X4)
+    assert code == 3 and one_line(err)
+    code, out, err = solve(capsys, monkeypatch, "--engine", "solve-test-broken", "--debug",
+                           stdin=EMPTY_4X4)
+    assert code == 3 and "Traceback" in err and "RuntimeError: wheels came off" in err
+
+
+def test_the_time_limit_covers_building_the_model(capsys, monkeypatch):
+    """A puzzle whose model takes long to build is stopped at --timeout, not after."""
+    import time as clock
+
+    from puzzles import specs
+
+    class SlowToBuild(Puzzle):
+        kind = "slow-test"
+
+        def to_model(self, formulation=None):
+            clock.sleep(5)
+            raise AssertionError("not reached")
+
+    monkeypatch.setitem(specs._KINDS, "slow-test",
+                        specs.Kind("slow-test", "slow-test:X", lambda spec: SlowToBuild()))
+    code, out, err = solve(capsys, monkeypatch, "--puzzle", "slow-test:x", "--timeout", "0.2")
+    assert code == 3 and one_line(err) and "while building the model" in err
+
+
+@pytest.mark.slow
+def test_ctrl_c_during_a_cpsat_search_is_an_interruption_not_a_timeout():
+    """CP-SAT catches SIGINT itself and stops; that is exit 130, not 'time limit reached'."""
+    import signal
+    import time as clock
+    proc = subprocess.Popen(
+        [sys.executable, "run_compare.py", "solve", "--engine", "cpsat", "--puzzle",
+         "queens:40", "--mode", "count", "--limit", "1000000"],
+        cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)), stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+    clock.sleep(3)                       # imports done, the search under way
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert err.strip() == "interrupted" and out == ""
+
+
+class LateEngine(tests.fake_engines.FakeEngine):
+    """A right answer, but only after ignoring the deadline for a while."""
+    name = "solve-test-late"
+
+    def search(self, translated, mode, limit, deadline):
+        import time as clock
+        clock.sleep(0.4)
+        return super().search(translated, mode, limit, None)
+
+
+class ExitingEngine(tests.fake_engines.FakeEngine):
+    name = "solve-test-exit"
+
+    def search(self, translated, mode, limit, deadline):
+        sys.exit(0)
+
+
+@pytest.mark.parametrize("cls, argv, message", [
+    (LateEngine, ["--timeout", "0.3"], "timeout (answered after"),
+    (ExitingEngine, [], "error (the engine called sys.exit(0))"),
+])
+def test_late_answers_and_sys_exit_are_engine_failures(cls, argv, message, capsys, monkeypatch):
+    engines.register(cls.name, cls)
+    try:
+        code, out, err = solve(capsys, monkeypatch, "--engine", cls.name, *argv,
+                               stdin=EMPTY_4X4)
+    finally:
+        engines._REGISTRY.pop(cls.name, None)
+    assert (code, out) == (3, "") and one_line(err) and message in err, err

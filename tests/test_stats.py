@@ -378,7 +378,7 @@ def test_compare_leaves_out_puzzle_ids_that_name_other_puzzles(tmp_path):
 @pytest.mark.parametrize("args, message", [
     (["--compare", "A"], "expected 2 arguments"),
     (["--out", "X", "--fail-above", "1.1"], "--fail-above needs --compare"),
-    (["--out", "X", "--shift-ms", "-1"], "must be zero or more milliseconds"),
+    (["--out", "X", "--shift-ms", "-1"], "out of range (0..60_000)"),
     (["--out", "X", "--compare", "A", "B"], "not allowed with argument"),
 ])
 def test_report_usage_errors_exit_2(args, message, capsys):

@@ -26,7 +26,8 @@ from pathlib import Path
 
 import engines
 from compare.api import Interrupted, run_comparison
-from compare.cli.common import Exit, OneLineParser, UsageError, positive, say
+from compare.cli.common import Exit, OneLineParser, UsageError, add_settings, say
+from compare.harness.limits import check_setting, range_text
 from compare.harness.plan import SettingsError, WorkersFailed, check_out, reports_root
 from compare.harness.plugins import PluginError
 from compare.harness.store import Store, StoreError
@@ -35,6 +36,7 @@ from compare.reporting.report import build_report
 from puzzles.default_set import DATA
 from puzzles.errors import PuzzleInputError
 from puzzles.generator import file_text, generate
+from puzzles.reading import read_text
 
 BAD_USAGE, INTERRUPTED = Exit.USAGE, Exit.INTERRUPTED
 REPO = Path(__file__).resolve().parents[2]
@@ -113,19 +115,20 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default: <repo>/../shared/datasets)")
     p.add_argument("--parts", metavar="LIST",
                    help="comma-separated parts of the file to run (default: all, in file order)")
-    p.add_argument("--timeout", type=positive(float), metavar="S",
-                   help="time limit per task in the parts the file gives timeout_option = "
-                        "'--timeout' (the default; in sudoku.toml 9x9, lexfirst, overhead)")
-    p.add_argument("--big-timeout", type=positive(float), metavar="S",
-                   help="time limit per task in the parts with timeout_option = "
-                        "'--big-timeout' (in sudoku.toml: big)")
-    p.add_argument("--workers", type=positive(int), default=2, metavar="N",
-                   help="worker processes (default 2)")
-    p.add_argument("--repeat", type=positive(int), metavar="K",
-                   help="run each task of the parts that set repeat (9x9 and lexfirst) K times "
-                        "and use the median (steadier maxima on a busy machine)")
-    p.add_argument("--seed", type=int, default=0, metavar="S",
-                   help="seed of the samples and of the generated puzzles (default 0)")
+    add_settings(p, [
+        ("--timeout", "timeout", "S", "time limit per task in the parts the file gives "
+                                      "timeout_option = '--timeout' (the default; in "
+                                      "sudoku.toml 9x9, lexfirst, overhead)"),
+        ("--big-timeout", "timeout", "S", "time limit per task in the parts with "
+                                          "timeout_option = '--big-timeout' (in sudoku.toml: "
+                                          "big)"),
+        ("--workers", "workers", "N", "worker processes (default 2)", 2),
+        ("--repeat", "repeat", "K", "run each task of the parts that set repeat (9x9 and "
+                                    "lexfirst) K times and use the median (steadier maxima "
+                                    "on a busy machine)"),
+        ("--seed", "seed", "S", "seed of the samples and of the generated puzzles (default 0)",
+         0),
+    ])
     p.add_argument("--out", metavar="DIR",
                    help="output folder, new or empty (default: reports/bench-<date-time>)")
     p.add_argument("--publish", metavar="DIR",
@@ -180,9 +183,9 @@ def _default_file() -> Path:
 def load(path: Path) -> Benchmark:
     """The benchmark file, checked key by key; any fault is a FileError naming it."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise FileError(f"{path}: cannot read the benchmark file ({exc.strerror})") from None
+        data = tomllib.loads(read_text(str(path)))     # the input caps apply here too
+    except PuzzleInputError as err:
+        raise FileError(f"{err} (the benchmark file)") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise FileError(f"{path}: not valid TOML: {exc}") from None
     where = _Where(path)
@@ -228,8 +231,11 @@ def _part(where: "_Where", raw, i: int, datasets: dict) -> Part:
     if option not in TIMEOUT_OPTIONS:
         where.fail(f"{at}.timeout_option", f"choose from {', '.join(TIMEOUT_OPTIONS)}")
     for key in ("sample", "timeout", "repeat"):
-        if key in raw and raw[key] <= 0:
-            where.fail(f"{at}.{key}", "must be positive")
+        if key in raw:
+            try:
+                check_setting(key, raw[key])
+            except SettingsError:
+                where.fail(f"{at}.{key}", f"must be a number in {range_text(key)}")
     target = dict(raw.get("target", {"kind": "none"}))
     kind = target.get("kind")
     if kind not in TARGETS:

@@ -9,6 +9,8 @@ import math
 import sys
 from enum import IntEnum
 
+from compare.harness.limits import RANGES, range_text
+
 
 class Exit(IntEnum):
     OK = 0               # run: every answer verified, engines agree; solve: solved
@@ -18,6 +20,7 @@ class Exit(IntEnum):
     FAILED = 3           # solve: the engine failed; run: no worker could start
     ERRORS = 4           # run, report: tasks errored, crashed or ran out of memory
     SLOWER = 5           # report --compare: an engine slower than --fail-above, with confidence
+    STORAGE = 6          # the disk refused a write (full, read-only): what was stored is kept
     INTERRUPTED = 130    # Ctrl-C or SIGTERM: finished results are kept
 
 
@@ -34,38 +37,44 @@ def report_exit(report, allow_errors: bool = False) -> Exit:
     return Exit.OK
 
 
-def shift_ms(text: str) -> float:
-    """An argparse type: a time shift in milliseconds, zero or more."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be zero or more milliseconds")
-    return value
-
-
 def say(message: str) -> None:
     """One line on stderr, even when the message spans several."""
     print(" ".join(str(message).split()), file=sys.stderr)
 
 
-def positive(kind, most: float | None = None):
-    """An argparse type: a finite number above zero (and at most ``most``)."""
+def in_range(kind, low, high):
+    """An argparse type: a finite number from ``low`` to ``high``, both included."""
+    def shown(value) -> str:
+        return f"{int(value):_}" if kind is int or float(value).is_integer() else f"{value:g}"
+
     def parse(text: str):
         try:
             value = kind(text)
         except (ValueError, OverflowError):
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+            what = "a whole number" if kind is int else "a number"
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
         if isinstance(value, float) and not math.isfinite(value):
             raise argparse.ArgumentTypeError(f"{text!r} must be a finite number")
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"{text!r} must be positive")
-        if most is not None and value > most:
-            raise argparse.ArgumentTypeError(f"{text!r} must be at most {most:g}")
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is out of range ({shown(low)}..{shown(high)})")
         return value
     parse.__name__ = kind.__name__
     return parse
+
+
+def setting(name: str):
+    """The argparse type of a numeric run setting, with its range from ``limits``."""
+    return in_range(*RANGES[name])
+
+
+def add_settings(parser: argparse.ArgumentParser, options) -> None:
+    """Numeric options from ``(flag, setting, metavar, help[, default])`` rows: the type
+    and the range in the help both come from ``limits``, so they cannot drift apart."""
+    for flag, name, metavar, text, *default in options:
+        parser.add_argument(flag, type=setting(name), metavar=metavar,
+                            default=default[0] if default else None,
+                            help=f"{text}; range {range_text(name)}")
 
 
 class OneLineParser(argparse.ArgumentParser):

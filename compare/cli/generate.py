@@ -12,11 +12,13 @@ import time
 from pathlib import Path
 
 import engines
-from compare.cli.common import Exit, OneLineParser
+from compare.cli.common import Exit, OneLineParser, in_range, setting
 from puzzles.default_set import regenerate
 from puzzles.generator import DEFAULT_CLUES, file_text, generate
 
 BAD_USAGE = Exit.USAGE
+MAX_COUNT = 100_000     # puzzles per call
+MAX_BEST_OF = 1_000     # grids carved per puzzle
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -26,13 +28,16 @@ def build_parser() -> argparse.ArgumentParser:
                     "removed while the solution stays unique).")
     parser.add_argument("--size", type=int, choices=(4, 9, 16, 25), default=9,
                         help="grid side (default 9)")
-    parser.add_argument("--count", type=int, default=10, help="puzzles to write (default 10)")
-    parser.add_argument("--clues", type=int,
+    parser.add_argument("--count", type=in_range(int, 1, MAX_COUNT), default=10,
+                        help=f"puzzles to write (default 10; 1..{MAX_COUNT:_})")
+    parser.add_argument("--clues", type=in_range(int, 0, 625),
                         help="target number of givens; fewer is harder (default: "
                              + ", ".join(f"{k}x{k}: {v}" for k, v in DEFAULT_CLUES.items()) + ")")
-    parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
-    parser.add_argument("--best-of", type=int, default=1, metavar="K",
-                        help="carve K grids per puzzle and keep the fewest clues")
+    parser.add_argument("--seed", type=setting("seed"), default=1,
+                        help="random seed (default 1; 0..2^32-1)")
+    parser.add_argument("--best-of", type=in_range(int, 1, MAX_BEST_OF), default=1, metavar="K",
+                        help=f"carve K grids per puzzle and keep the fewest clues "
+                             f"(default 1; 1..{MAX_BEST_OF})")
     parser.add_argument("--engine", default="backtracking",
                         help="engine used to count solutions (default backtracking)")
     parser.add_argument("--out", metavar="FILE", help="output file (default: stdout)")
@@ -52,8 +57,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.default_set:
         regenerate(count_solutions)
         return 0
-    if args.count < 1 or (args.clues is not None and not 0 <= args.clues <= args.size ** 2):
-        print(f"error: need --count >= 1 and --clues in 0..{args.size ** 2}", file=sys.stderr)
+    if args.clues is not None and not 0 <= args.clues <= args.size ** 2:
+        print(f"error: --clues must be in 0..{args.size ** 2} for --size {args.size}",
+              file=sys.stderr)
         return BAD_USAGE
     out = Path(args.out) if args.out else None
     if out is not None and out.exists() and not args.force:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from compare.cli.common import Exit, OneLineParser, positive, report_exit, shift_ms
+from compare.cli.common import Exit, OneLineParser, report_exit, setting
 from compare.harness.store import DB_NAME, Store, StoreError
 from compare.reporting.report import build_report
 from compare.reporting.runs import compare_runs
@@ -37,11 +37,11 @@ def main(argv: list[str] | None = None) -> int:
                        help="compare run B with run A (output folders), per engine")
     parser.add_argument("--baseline", metavar="ENGINE",
                         help="engine label the speed ratios refer to (default: as the run)")
-    parser.add_argument("--shift-ms", type=shift_ms, default=1.0, metavar="MS",
+    parser.add_argument("--shift-ms", type=setting("shift_ms"), default=1.0, metavar="MS",
                         help="shift added to every time in the paired ratios (default 1 ms)")
     parser.add_argument("--allow-errors", action="store_true",
                         help="exit 0 even when tasks errored, crashed or ran out of memory")
-    parser.add_argument("--fail-above", type=positive(float), metavar="X",
+    parser.add_argument("--fail-above", type=setting("fail_above"), metavar="X",
                         help="with --compare: exit 5 when an engine's ratio B/A is above X "
                              "with confidence (the lower end of its 95%% CI)")
     parser.add_argument("--quiet", action="store_true", help="print no tables")

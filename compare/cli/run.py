@@ -3,25 +3,40 @@
 Exit codes (``compare.cli.common.Exit``): 0 every answer verified and the
 engines agree (timeouts are not disagreements); 1 a wrong answer or a
 disagreement; 2 bad usage or input; 3 no worker could start; 4 tasks errored,
-crashed or ran out of memory (unless ``--allow-errors``); 130 interrupted.
+crashed or ran out of memory (unless ``--allow-errors``); 6 storage fault;
+130 interrupted.
 Everything is validated before the output folder is touched, so a bad
 command line never overwrites anything.
 """
 from __future__ import annotations
 
 import argparse
-import os
 import shlex
 import sys
 
 import engines
 from compare.api import Interrupted, run_comparison
-from compare.cli.common import Exit, OneLineParser, positive, report_exit, say, shift_ms
+from compare.cli.common import Exit, OneLineParser, add_settings, report_exit, say, setting
 from compare.harness.plan import RUN_SETTINGS, SettingsError, WorkersFailed
 from compare.harness.plugins import PluginError
-from compare.harness.store import StoreError
+from compare.harness.store import StorageError, StoreError
 from compare.reporting.report import build_report
 from puzzles.errors import PuzzleInputError
+
+NUMBERS = [
+    ("--limit", "limit", "N", "count mode: count up to N (default 2, the uniqueness check)"),
+    ("--timeout", "timeout", "S", "time limit per task in seconds, model build included "
+                                  "(default 10)"),
+    ("--repeat", "repeat", "K", "run each task K times; the summary uses the median "
+                                "(default 1)"),
+    ("--workers", "workers", "N", "worker processes (default: the number of cores; never "
+                                  "more than there are tasks or memory allows)"),
+    ("--sample", "sample", "K", "take K puzzles from each file (reproducible with --seed)"),
+    ("--seed", "seed", "S", "seed for --sample (default 0)"),
+    ("--memory-limit", "memory_limit", "MB", "resident memory a worker may hold while "
+                                             "solving; past it the task is memout and the "
+                                             "worker is replaced (default: none)"),
+]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -30,8 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Compare engines on puzzles: every answer is checked, engines are "
                     "cross-checked, timings go to a report. Exit codes: 0 all verified "
                     "and agreeing, 1 wrong answer or disagreement, 2 bad usage or input, "
-                    "3 no worker could start, 4 tasks errored or crashed, 130 interrupted. "
-                    "Sub-commands: solve, "
+                    "3 no worker could start, 4 tasks errored or crashed, 6 storage fault "
+                    "(disk full or read-only), 130 interrupted. Sub-commands: solve, "
                     "generate, engines, kinds, report, bench (each has --help).")
     p.add_argument("--puzzles", nargs="+", action="extend", metavar="FILE|SPEC",
                    help="puzzle files or specs (default: the embedded default set)")
@@ -41,17 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="comma-separated engine specs, e.g. backtracking:variant=seed,"
                         "backtracking,cpsat:workers=8 (default: every installed engine)")
     p.add_argument("--mode", choices=engines.MODES, help="first (default), lexfirst or count")
-    p.add_argument("--limit", type=positive(int), metavar="N",
-                   help="count mode: count up to N (default 2, the uniqueness check)")
-    p.add_argument("--timeout", type=positive(float), metavar="S",
-                   help="time limit per task in seconds (default 10)")
-    p.add_argument("--repeat", type=positive(int), metavar="K",
-                   help="run each task K times; the summary uses the median (default 1)")
-    p.add_argument("--workers", type=positive(int), default=os.cpu_count() or 1, metavar="N",
-                   help="worker processes (default: the number of cores)")
-    p.add_argument("--sample", type=positive(int), metavar="K",
-                   help="take K puzzles from each file (reproducible with --seed)")
-    p.add_argument("--seed", type=int, metavar="S", help="seed for --sample (default 0)")
+    add_settings(p, NUMBERS)
     p.add_argument("--formulations", metavar="LIST",
                    help="comma-separated formulations to run, e.g. alldiff,pairwise "
                         "(default: each puzzle's first); puzzles lacking one skip it")
@@ -64,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bar and no tables")
     p.add_argument("--allow-errors", action="store_true",
                    help="exit 0 even when tasks errored, crashed or ran out of memory")
-    p.add_argument("--shift-ms", type=shift_ms, default=1.0, metavar="MS",
+    p.add_argument("--shift-ms", type=setting("shift_ms"), default=1.0, metavar="MS",
                    help="shift added to every time in the paired ratios (default 1 ms)")
     return p
 
@@ -83,14 +88,25 @@ def main(argv: list[str] | None = None) -> int:
         say(f"error: {err}")
         return Exit.USAGE
     except Interrupted as stop:
-        print(f"\ninterrupted: finished results are kept; continue with "
-              f"--out {stop.folder} --resume", file=sys.stderr)
+        say(f"interrupted: finished results are kept; continue with "
+            f"--out {stop.folder} --resume")
         return Exit.INTERRUPTED
     except WorkersFailed as err:
         say(f"error: {err}; nothing was run")
         return Exit.FAILED
-    report = build_report(comparison.folder, comparison.baseline, args.quiet,
-                          args.shift_ms / 1000)
+    except StorageError as err:
+        say(f"error: {err}; every result stored before is kept")
+        return Exit.STORAGE
+    try:
+        report = build_report(comparison.folder, comparison.baseline, args.quiet,
+                              args.shift_ms / 1000)
+    except StorageError as err:
+        say(f"error: {err}; every result is kept in {comparison.folder / 'results.sqlite'}")
+        return Exit.STORAGE
+    except KeyboardInterrupt:
+        say(f"interrupted while writing the report: every result is kept; rebuild it with "
+            f"run_compare.py report --out {comparison.folder}")
+        return Exit.INTERRUPTED
     return report_exit(report, args.allow_errors)
 
 

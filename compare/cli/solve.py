@@ -16,10 +16,13 @@ Errors are one line on stderr, never a traceback.
 from __future__ import annotations
 
 import signal
+import sys
 import threading
+import time
+import traceback
 
 import engines
-from compare.cli.common import Exit, OneLineParser, UsageError, positive, say
+from compare.cli.common import Exit, OneLineParser, UsageError, add_settings, say
 from compare.judge.checker import NO_ANSWER, verify
 from puzzles.errors import PuzzleInputError
 from puzzles.formats import FORMATS, detect_format
@@ -37,22 +40,24 @@ def build_parser() -> OneLineParser:
         prog="run_compare.py solve",
         description="Solve one puzzle from FILE or stdin and print the answer in "
                     "the input's format. Exit codes: 0 solved, 1 no solution, "
-                    "2 bad input or usage, 3 engine failed.")
+                    "2 bad input or usage, 3 engine failed, 130 interrupted.")
     parser.add_argument("--engine", default="backtracking", metavar="E",
                         help="engine spec, e.g. backtracking:variant=seed or cpsat "
                              "(default: backtracking; see `run_compare.py engines`)")
     parser.add_argument("--mode", choices=engines.MODES,
                         help="default: lexfirst for BOJ 2239 input, first otherwise")
-    parser.add_argument("--limit", type=positive(int), default=2, metavar="N",
-                        help="count mode: stop counting at N (default 2, a uniqueness check)")
+    add_settings(parser, [("--limit", "limit", "N", "count mode: stop counting at N "
+                                                    "(default 2, a uniqueness check)", 2)])
     parser.add_argument("--format", choices=("auto", *FORMATS), default="auto",
                         help="input (and output) format; default: detected")
     parser.add_argument("--formulation", metavar="F",
                         help="model formulation, e.g. alldiff, pairwise, onehot for Sudoku")
-    parser.add_argument("--timeout", type=positive(float), metavar="S",
-                        help="give up after S seconds (exit 3)")
+    add_settings(parser, [("--timeout", "timeout", "S", "give up after S seconds, model "
+                                                        "build included (exit 3)")])
     parser.add_argument("--puzzle", metavar="SPEC",
                         help="a puzzle spec such as queens:8 instead of FILE")
+    parser.add_argument("--debug", action="store_true",
+                        help="when the engine fails, also print where (its traceback)")
     parser.add_argument("file", nargs="?", metavar="FILE",
                         help="puzzle file; stdin when absent or '-'")
     return parser
@@ -75,8 +80,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         say("interrupted")
         return Exit.INTERRUPTED
-    except Exception as exc:  # the promise: no traceback, whatever the input
+    except Exception as exc:  # the promise: no traceback, whatever the input (unless asked)
         say(f"internal error: {type(exc).__name__}: {exc}")
+        if args.debug:
+            traceback.print_exc()
         return ENGINE_FAILED
 
 
@@ -108,13 +115,22 @@ def _solve_entry(entry, fmt, engine, args, many: bool) -> int:
     puzzle = entry.puzzle
     mode = args.mode or ("lexfirst" if fmt == "boj2239" else "first")
     try:
-        model = puzzle.to_model(args.formulation)
+        puzzle.check_formulation(args.formulation)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    result = solve_within(engine, model, mode, args.limit, args.timeout)
+    started = time.perf_counter()
+    model, result = solve_within(engine, lambda: _model(puzzle, args.formulation), mode,
+                                 args.limit, args.timeout)
+    took = time.perf_counter() - started
+    if args.timeout is not None and took > args.timeout and str(result.status) != "timeout":
+        # an answer after the limit is no answer within it (the harness agrees)
+        result = _timeout(engine, mode, f"answered after {took:.2f} s, over the limit of "
+                                        f"{args.timeout:g} s")
     status = str(result.status)
     if status in NO_ANSWER:
         say(f"{where}{engine.label}: {status}{_detail(result)}")
+        if args.debug and result.traceback:
+            print(result.traceback.rstrip("\n"), file=sys.stderr)
         return ENGINE_FAILED
     verified, reason = verify(puzzle, model, result, args.formulation, args.limit)
     if not verified:
@@ -143,23 +159,53 @@ def _detail(result) -> str:
     return f" ({'; '.join(parts)})" if parts else ""
 
 
-def solve_within(engine, model, mode: str, limit: int, timeout: float | None):
-    """``engine.solve``, stopped from outside if it overruns its courtesy deadline."""
+def _model(puzzle, formulation):
+    try:
+        return puzzle.to_model(formulation)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def solve_within(engine, build, mode: str, limit: int, timeout: float | None):
+    """``(model, result)``: ``build()`` the model, then ``engine.solve`` it, both within
+    ``timeout``; stopped from outside if they overrun the engine's courtesy deadline."""
     if (timeout is None or not hasattr(signal, "setitimer")
             or threading.current_thread() is not threading.main_thread()):
-        return engine.solve(model, mode, limit, timeout)
+        model = build()
+        return model, _solve(engine, model, mode, limit, timeout)
 
     def expire(signum, frame):
         raise HardTimeout
 
+    model = None
+    start = time.perf_counter()
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, timeout + max(0.5, 0.25 * timeout))
     try:
-        return engine.solve(model, mode, limit, timeout)
+        model = build()
+        left = timeout - (time.perf_counter() - start)
+        if left <= 0:
+            return model, _timeout(engine, mode, f"building the model took longer than "
+                                                 f"{timeout:g} s")
+        return model, _solve(engine, model, mode, limit, left)
     except HardTimeout:
-        return engines.Result(engine.label, engine.library or "builtin",
-                              engine.version(), mode, engines.Status.TIMEOUT,
-                              message=f"stopped after {timeout:g} s")
+        during = "while building the model" if model is None else "the engine did not stop"
+        return model, _timeout(engine, mode, f"stopped after {timeout:g} s ({during})")
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def _solve(engine, model, mode: str, limit: int, timeout: float | None):
+    """``engine.solve``; an engine that calls ``sys.exit`` has failed, whatever the code."""
+    try:
+        return engine.solve(model, mode, limit, timeout)
+    except SystemExit as exc:
+        return engines.Result(engine.label, engine.library or "builtin", engine.version(),
+                              mode, engines.Status.ERROR,
+                              message=f"the engine called sys.exit({exc.code!r})")
+
+
+def _timeout(engine, mode: str, message: str):
+    return engines.Result(engine.label, engine.library or "builtin", engine.version(), mode,
+                          engines.Status.TIMEOUT, message=message)

@@ -1,29 +1,36 @@
-"""Run tasks in long-lived worker processes, with a time limit enforced from outside.
+"""Run tasks in long-lived worker processes, with limits enforced from outside.
 
 The interface is one method: ``Executor.run(tasks, puzzles)`` yields
 ``(task, result)`` as each task finishes, in any order. ``LocalExecutor``
-implements it with processes on this machine; a distributed executor can
-implement the same method.
+implements it with processes on this machine; what runs inside a worker
+(warm-up, measurement, the message protocol) is ``compare.harness.worker``,
+which other executors reuse.
 
 Why this shape:
 
 * Workers live for the whole run, so imports (OR-Tools takes most of a second)
-  are paid once, and each worker solves a nearly full Sudoku with every engine
-  before its first timed task so caches and lazy imports are warm.
-* A task is a few short strings; each puzzle object crosses the pipe once per
-  worker, not once per task. A worker holds a few tasks at a time (more when
-  tasks are short) so it never waits on the parent between tasks.
-* With short tasks the parent does not wake for every result: each wake-up
-  would preempt a worker on a busy machine (measured: a 0.6 ms stall per
-  result on 2 loaded cores). It collects results every ``POLL_S`` instead, and
-  still wakes at once when a worker dies.
+  are paid once; each warms every shape it meets before timing it (``worker``).
+* Scheduling is dynamic: a worker gets work only when its queue is empty, so
+  work waits in the parent, where any idle worker can take it. Short tasks
+  travel in chunks of about ``CHUNK_S`` of work, sized from the measured time
+  of earlier tasks of the same engine and file, to spare the round trip per
+  task; a task not known to be short travels alone, so two long tasks never
+  queue behind each other. When a task runs long after all, and another
+  worker is idle with nothing left to hand out, the tasks queued behind it
+  are taken back (the token pipe of ``worker``) and go to the idle worker.
+* A puzzle object crosses the pipe once per worker, not once per task.
+* With several tasks queued in workers the parent collects results every
+  ``POLL_S`` instead of waking for each (each wake-up would preempt a worker
+  on a busy machine: measured, a 0.6 ms stall per result on 2 loaded cores);
+  it still wakes at once for a worker's last queued result or its death.
 * Engines get the time limit and usually stop themselves. The backstop is the
   parent: a task still running at ``timeout + grace`` is killed with its worker
-  (status ``timeout``) and a fresh worker takes the next task. A worker that
-  dies on its own (segfault, ``os._exit``) gives status ``crashed``. Either way
-  the tasks queued behind it go back to the queue, so the run always finishes.
-* Time is measured inside the worker: ``build_s`` covers puzzle -> model ->
-  the engine's own form, ``solve_s`` the search.
+  (status ``timeout``), and with a memory limit a worker whose resident memory
+  passes it is killed too (status ``memout``); a fresh worker takes the next
+  task. A worker that dies on its own (segfault, ``os._exit``) gives status
+  ``crashed``. The tasks queued behind any of them go back to the queue.
+* Workers die with the parent, however it dies (``worker.die_with_parent``),
+  and ignore Ctrl-C: the parent stops them.
 """
 from __future__ import annotations
 
@@ -40,16 +47,19 @@ from multiprocessing.connection import wait
 from typing import Iterable, Iterator
 
 import engines
-from compare.harness.plugins import load_plugins, plugin_list
+from compare.harness.plugins import plugin_list
 from compare.harness.tasks import Task
+from compare.harness.worker import PARENT_ENV, WorkerInit, rss_mb, worker_main
 from engines import Result, Status
-from puzzles.generator import warmup_puzzles
 
 WARMUP_LIMIT_S = 60.0     # a worker that cannot warm up in this long is restarted without it
-SHORT_TASK_S = 0.05       # below this mean task time, workers get a deeper queue
-MAX_QUEUE = 64
+SHORT_TASK_S = 0.05       # tasks expected to take less than this travel in chunks
+CHUNK_S = 0.05            # about this much expected work per chunk of short tasks
+MAX_CHUNK = 64
+TAKE_BACK_AFTER_S = 0.02  # a task running longer may lose the tasks queued behind it
 MAX_FAILED_STARTS = 3     # workers in a row that die before they are ready
-POLL_S = 0.01             # with short tasks the parent looks for results this often
+POLL_S = 0.01             # with tasks queued in workers the parent looks this often
+MEMORY_POLL_S = 0.02      # how often busy workers' memory is read under a memory limit
 
 
 def grace_for(timeout: float) -> float:
@@ -64,6 +74,10 @@ class Executor(ABC):
 
     def close(self) -> None:  # noqa: B027  (an optional hook: most executors hold nothing)
         """Release workers; ``run`` calls it when done, and so does ``with``."""
+
+    def facts(self) -> dict:
+        """What the executor measured about itself, for the run's record (warm-up costs)."""
+        return {}
 
     def __enter__(self):
         return self
@@ -81,10 +95,14 @@ def default_start_method() -> str:
 class _Worker:
     proc: mp.process.BaseProcess
     conn: object
+    tokens: tuple                     # the parent's (read, write) ends of the token pipe
+    lifeline: object                  # the only write end of the worker's lifeline
     warming: str | None = ""          # engine being warmed up; None once ready
     since: float = field(default_factory=time.perf_counter)   # start of current work
     inflight: deque = field(default_factory=deque)
     known: set = field(default_factory=set)
+    shaping: bool = False             # warming a new shape before the head task
+    retiring: bool = False
 
     @property
     def ready(self) -> bool:
@@ -97,12 +115,13 @@ class LocalExecutor(Executor):
     def __init__(self, workers: int, engines: list[str], mode: str = "first",
                  limit: int = 2, formulations: Iterable[str] = ("alldiff",),
                  start_method: str | None = None, warmup: bool = True,
-                 plugins: str | None = None):
+                 plugins: str | None = None, memory_limit: float | None = None):
         self.workers = max(1, workers)
         # plugin modules the workers import (default: as this process has them)
         self.plugins = plugin_list(plugins)
         self.engines = list(engines)
         self.warm = (mode, limit, tuple(formulations))
+        self.memory_limit = memory_limit
         self.skip_warmup: set[str] = set() if warmup else set(self.engines)
         self.ctx = mp.get_context(start_method or default_start_method())
         if self.ctx.get_start_method() == "forkserver":
@@ -110,7 +129,9 @@ class LocalExecutor(Executor):
         self.pool: list[_Worker] = []
         self.failed_starts = 0
         self.gave_up: str | None = None      # why no worker could start, once it gave up
-        self.mean_task_s: float | None = None
+        self.guesses: dict = {}              # expected task seconds per (engine, file) and engine
+        self.shape_warmups: list[tuple[str, str, float]] = []
+        self.ready_infos: list[dict] = []
 
     # ----- the run loop -------------------------------------------------------
     def start(self) -> None:
@@ -121,7 +142,10 @@ class LocalExecutor(Executor):
     def run(self, tasks: Iterable[Task], puzzles: dict) -> Iterator[tuple[Task, Result]]:
         pending = deque(tasks)
         try:
-            while pending or any(w.inflight for w in self.pool):
+            while pending or any(w.inflight or w.retiring for w in self.pool):
+                if self.gave_up:
+                    yield from self._give_up(pending)
+                    break
                 while pending and len(self.pool) < self.workers:
                     self.pool.append(self._start())
                 self._dispatch(pending, puzzles)
@@ -129,81 +153,138 @@ class LocalExecutor(Executor):
         finally:
             self.close()
 
-    def _dispatch(self, pending: deque, puzzles: dict) -> None:
-        depth = self._queue_depth()
+    def _give_up(self, pending: deque) -> Iterator[tuple[Task, Result]]:
+        """Every task not yet answered fails with the reason no worker can run it."""
         for w in self.pool:
-            if not (w.ready and pending) or len(w.inflight) > depth // 2:
-                continue
-            batch = []
-            while pending and len(w.inflight) + len(batch) < depth:
-                batch.append(pending.popleft())
-            new = {t.puzzle_id: puzzles[t.puzzle_id] for t in batch
+            pending.extendleft(reversed(w.inflight))
+            w.inflight.clear()
+        while pending:
+            task = pending.popleft()
+            yield task, Result(task.engine, "", "", task.mode, Status.CRASHED,
+                               message=self.gave_up)
+
+    def _dispatch(self, pending: deque, puzzles: dict) -> None:
+        idle = [w for w in self.pool if w.ready and not w.inflight and not w.retiring]
+        if idle and not pending:
+            self._take_back(pending, len(idle))
+        for w in idle:
+            if not pending:
+                return
+            chunk = self._chunk(pending)
+            new = {t.puzzle_id: puzzles[t.puzzle_id] for t in chunk
                    if t.puzzle_id not in w.known}
-            if not w.inflight:
-                w.since = time.perf_counter()
+            os.write(w.tokens[1].fileno(), b"\x01" * len(chunk))
             try:
-                w.conn.send((new, batch))
+                w.conn.send(("run", new, chunk))
             except (BrokenPipeError, ConnectionResetError, EOFError):
-                pending.extendleft(reversed(batch))   # the death is handled in _collect
+                _drain(w.tokens[0].fileno())
+                pending.extendleft(reversed(chunk))   # the death is handled in _collect
                 continue
             w.known.update(new)
-            w.inflight.extend(batch)
+            w.inflight.extend(chunk)
+            w.since, w.shaping = time.perf_counter(), False
 
-    def _short_tasks(self) -> bool:
-        return self.mean_task_s is not None and self.mean_task_s < SHORT_TASK_S
+    def _chunk(self, pending: deque) -> list[Task]:
+        """The next tasks for one worker: alone unless known short, then about CHUNK_S."""
+        chunk = [pending.popleft()]
+        guess = self._guess(chunk[0])
+        if guess is None or guess >= SHORT_TASK_S:
+            return chunk
+        budget = CHUNK_S - guess
+        while pending and len(chunk) < MAX_CHUNK:
+            guess = self._guess(pending[0])
+            if guess is None or guess >= SHORT_TASK_S or guess > budget:
+                break
+            chunk.append(pending.popleft())
+            budget -= guess
+        return chunk
 
-    def _queue_depth(self) -> int:
-        """Tasks a worker may hold: enough to hide the round trip on short tasks."""
-        if self.mean_task_s is None:
-            return 2
-        if self.mean_task_s > SHORT_TASK_S:
-            return 1
-        return max(2, min(MAX_QUEUE, int(SHORT_TASK_S / max(self.mean_task_s, 1e-4))))
+    def _take_back(self, pending: deque, idle: int) -> None:
+        """Unstarted tasks queued behind a task that runs long go back for idle workers."""
+        now = time.perf_counter()
+        for w in sorted(self.pool, key=lambda w: w.since):
+            if idle <= 0:
+                return
+            if len(w.inflight) < 2 or not w.ready or now - w.since < TAKE_BACK_AFTER_S:
+                continue
+            taken = _drain(w.tokens[0].fileno())
+            if taken >= len(w.inflight):
+                # the worker has not started the chunk yet: it keeps its first task
+                os.write(w.tokens[1].fileno(), b"\x01")
+                taken = len(w.inflight) - 1
+            for _ in range(taken):
+                pending.appendleft(w.inflight.pop())
+            idle -= 1 if taken else 0
+
+    def _guess(self, task: Task) -> float | None:
+        found = self.guesses.get((task.engine, _file_of(task)))
+        return found if found is not None else self.guesses.get(task.engine)
+
+    def _learn(self, task: Task, seconds: float) -> None:
+        for key in ((task.engine, _file_of(task)), task.engine):
+            old = self.guesses.get(key)
+            self.guesses[key] = seconds if old is None else 0.5 * old + 0.5 * seconds
 
     def _collect(self, pending: deque) -> Iterator[tuple[Task, Result]]:
-        busy = [w for w in self.pool if w.inflight or not w.ready]
+        busy = [w for w in self.pool if w.inflight or not w.ready or w.retiring]
         waitables = [w.proc.sentinel for w in busy]
+        waitables += [w.conn for w in busy if not w.ready or len(w.inflight) <= 1]
         timeout = self._time_to_deadline(busy)
-        if self._short_tasks():
+        if any(len(w.inflight) > 1 for w in self.pool):
             timeout = POLL_S if timeout is None else min(POLL_S, timeout)
-        else:
-            waitables += [w.conn for w in busy]
-        wait(waitables, timeout=timeout)
+        if self.memory_limit and busy:
+            timeout = MEMORY_POLL_S if timeout is None else min(MEMORY_POLL_S, timeout)
+        wait(waitables, timeout=timeout if waitables else 0)
         for w in list(self.pool):
             try:
                 while w.conn.poll():
-                    done = self._receive(w)
+                    done = self._receive(w, pending)
                     if done is not None:
                         yield done
             except (EOFError, OSError):
                 pass
             if not w.proc.is_alive():
-                yield from self._replace(w, pending, killed=False)
+                yield from self._replace(w, pending, "died")
             elif self._overdue(w):
-                yield from self._replace(w, pending, killed=True)
+                yield from self._replace(w, pending, "timeout")
+            elif self.memory_limit and w.inflight and w.ready:
+                resident = rss_mb(w.proc.pid)
+                if resident is not None and resident > self.memory_limit:
+                    yield from self._replace(w, pending, "memout", resident)
 
-    def _receive(self, w: _Worker):
+    def _receive(self, w: _Worker, pending: deque):
         msg = w.conn.recv()
         now = time.perf_counter()
-        if msg[0] == "warming":
+        kind = msg[0]
+        if kind == "warming":
             w.warming, w.since = msg[1], now
-            return None
-        if msg[0] == "ready":
+        elif kind == "ready":
             w.warming, w.since = None, now
+            self.ready_infos.append(msg[1])
             self.failed_starts = 0
-            return None
-        _, tid, result = msg
-        task = w.inflight.popleft()
-        assert task.tid == tid, "worker answered out of order"
-        self._note_time(now - w.since)
-        w.since = now
-        return task, result
-
-    def _note_time(self, seconds: float) -> None:
-        if self.mean_task_s is None:
-            self.mean_task_s = seconds
-        else:
-            self.mean_task_s = 0.9 * self.mean_task_s + 0.1 * seconds
+            resident = msg[1].get("rss_mb")
+            if self.memory_limit and resident and resident >= self.memory_limit:
+                self.gave_up = (f"a worker holds {resident:.0f} MB once its engines are "
+                                f"loaded, at or above the memory limit of "
+                                f"{self.memory_limit:g} MB")
+        elif kind == "shaping":
+            w.shaping = True
+        elif kind == "warmed":
+            _, _, engine, shape, seconds = msg
+            self.shape_warmups.append((engine, shape, seconds))
+            w.since, w.shaping = now, False
+        elif kind == "retire":
+            w.retiring = True
+            pending.extendleft(reversed(w.inflight))   # unstarted: no token was taken
+            w.inflight.clear()
+        elif kind == "done":
+            _, tid, result = msg
+            task = w.inflight.popleft()
+            assert task.tid == tid, "worker answered out of order"
+            self._learn(task, max(result.total_s, 0.0) or now - w.since)
+            w.since, w.shaping = now, False
+            return task, result
+        return None
 
     def _limit_of(self, w: _Worker) -> float:
         if not w.ready:
@@ -212,54 +293,60 @@ class LocalExecutor(Executor):
         return timeout + grace_for(timeout)
 
     def _time_to_deadline(self, busy: list[_Worker]) -> float | None:
-        if not busy:
+        timed = [w for w in busy if w.inflight or not w.ready]
+        if not timed:
             return None
         now = time.perf_counter()
-        return max(0.0, min(w.since + self._limit_of(w) - now for w in busy))
+        return max(0.0, min(w.since + self._limit_of(w) - now for w in timed))
 
     def _overdue(self, w: _Worker) -> bool:
         if w.ready and not w.inflight:
             return False
         return time.perf_counter() - w.since >= self._limit_of(w)
 
-    def _replace(self, w: _Worker, pending: deque, killed: bool):
+    def _replace(self, w: _Worker, pending: deque, cause: str, resident: float | None = None):
         """Kill or bury a worker, report its current task, requeue the rest."""
         elapsed = time.perf_counter() - w.since
-        if killed:
+        if cause != "died":
             w.proc.kill()
         w.proc.join(5)
         self.pool.remove(w)
-        if not w.ready:
+        if not w.ready and not self.gave_up:
             self.skip_warmup.add(w.warming)      # warm-up itself was the problem
             self.failed_starts += 1
+            if self.failed_starts >= MAX_FAILED_STARTS:
+                # workers die before their first task: give up rather than loop forever
+                self.gave_up = f"no worker could start ({_describe_exit(w.proc.exitcode)})"
         elif w.inflight:
             task = w.inflight.popleft()
-            yield task, _lost_result(task, killed, elapsed, w.proc.exitcode)
+            self._learn(task, elapsed)
+            yield task, _lost_result(task, cause, elapsed, w.proc.exitcode, w.shaping,
+                                     resident, self.memory_limit)
         pending.extendleft(reversed(w.inflight))
-        _close_quietly(w.conn)
-        if self.failed_starts >= MAX_FAILED_STARTS:
-            # workers die before their first task: give up rather than loop forever
-            why = f"no worker could start ({_describe_exit(w.proc.exitcode)})"
-            self.gave_up = why
-            while pending:
-                task = pending.popleft()
-                yield task, Result(task.engine, "", "", task.mode, Status.CRASHED, message=why)
+        _release(w)
 
     # ----- workers -----------------------------------------------------------
     def _start(self) -> _Worker:
         parent, child = self.ctx.Pipe()
-        init = (self.plugins, self.engines, self.warm,
-                sorted(self.skip_warmup))
-        proc = self.ctx.Process(target=worker_main, args=(child, init), daemon=True)
-        with _main_hidden():
+        tokens_r, tokens_w = self.ctx.Pipe(duplex=False)
+        life_r, life_w = self.ctx.Pipe(duplex=False)
+        os.set_blocking(tokens_r.fileno(), False)
+        mode, limit, formulations = self.warm
+        init = WorkerInit(tuple(self.plugins), tuple(self.engines), mode, limit,
+                          formulations, tuple(sorted(self.skip_warmup)), self.memory_limit)
+        proc = self.ctx.Process(target=worker_main, args=(child, init, tokens_r, life_r),
+                                daemon=True)
+        with _main_hidden(), _marked_as_harness():
             proc.start()
         child.close()
-        return _Worker(proc, parent)
+        life_r.close()
+        return _Worker(proc, parent, (tokens_r, tokens_w), life_w)
 
     def close(self) -> None:
+        """Stop every worker: idle ones finish, busy ones are killed (the run is over)."""
         for w in self.pool:
-            if not w.ready:
-                w.proc.kill()            # still warming up: nothing to finish
+            if not w.ready or w.inflight:
+                w.proc.kill()            # nothing worth waiting for
                 continue
             try:
                 w.conn.send(None)
@@ -271,8 +358,64 @@ class LocalExecutor(Executor):
             if w.proc.is_alive():
                 w.proc.kill()
                 w.proc.join(1)
-            _close_quietly(w.conn)
+            _release(w)
         self.pool = []
+
+    def facts(self) -> dict:
+        """Warm-up costs (start-up per engine, and each new shape) and how memory was read."""
+        startup: dict[str, list[float]] = {}
+        for info in self.ready_infos:
+            for label, seconds in (info.get("warmup_s") or {}).items():
+                startup.setdefault(label, []).append(seconds)
+        shapes: dict[tuple, list[float]] = {}
+        for engine, shape, seconds in self.shape_warmups:
+            shapes.setdefault((engine, shape), []).append(seconds)
+        methods = sorted({i.get("peak_method") for i in self.ready_infos if i.get("peak_method")})
+        resident = [i["rss_mb"] for i in self.ready_infos if i.get("rss_mb")]
+        return {
+            "warmup": {
+                "start-up": [_spread(label, None, s) for label, s in startup.items()],
+                "shapes": [_spread(engine, shape, s) for (engine, shape), s in shapes.items()],
+            },
+            "peak_rss_method": "; ".join(methods) or None,
+            "worker_ready_rss_mb": max(resident) if resident else None,
+            "memory_limit_mb": self.memory_limit,
+        }
+
+
+def _spread(engine: str, shape: str | None, seconds: list[float]) -> dict:
+    row = {"engine": engine, "workers": len(seconds), "total_s": round(sum(seconds), 4),
+           "max_s": round(max(seconds), 4)}
+    if shape is not None:
+        row = {"engine": engine, "shape": shape, **{k: v for k, v in row.items()
+                                                     if k != "engine"}}
+    return row
+
+
+def _file_of(task: Task) -> str:
+    """The file (or spec) part of a puzzle id: puzzles from one file take alike."""
+    return task.puzzle_id.rsplit(":", 1)[0]
+
+
+def _drain(fd: int) -> int:
+    """Read every byte waiting in a non-blocking pipe; how many there were."""
+    taken = 0
+    while True:
+        try:
+            chunk = os.read(fd, 4096)
+        except (BlockingIOError, OSError):
+            return taken
+        if not chunk:
+            return taken
+        taken += len(chunk)
+
+
+def _release(w: _Worker) -> None:
+    for end in (w.conn, w.lifeline, *w.tokens):
+        try:
+            end.close()
+        except OSError:
+            pass
 
 
 @contextmanager
@@ -299,22 +442,37 @@ def _main_hidden():
             setattr(main, key, value)
 
 
-def _close_quietly(conn) -> None:
+@contextmanager
+def _marked_as_harness():
+    """While a process starts, name this one as the harness (see ``worker.guard_forkserver``)."""
+    before = os.environ.get(PARENT_ENV)
+    os.environ[PARENT_ENV] = str(os.getpid())
     try:
-        conn.close()
-    except OSError:
-        pass
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(PARENT_ENV, None)
+        else:
+            os.environ[PARENT_ENV] = before
 
 
-def _lost_result(task: Task, killed: bool, elapsed: float, exitcode) -> Result:
+def _lost_result(task: Task, cause: str, elapsed: float, exitcode, shaping: bool,
+                 resident: float | None, memory_limit: float | None) -> Result:
     """The result of a task whose worker did not come back."""
-    if killed:
-        status = Status.TIMEOUT
-        message = f"killed after {elapsed:.1f} s (time limit {task.timeout:g} s)"
+    result = Result(task.engine, "", "", task.mode, Status.CRASHED, solve_s=elapsed)
+    if cause == "timeout":
+        result.status = Status.TIMEOUT
+        result.message = (f"killed after {elapsed:.1f} s (time limit {task.timeout:g} s)"
+                          + (" while its shape was warming up (model build, first use)"
+                             if shaping else ""))
+    elif cause == "memout":
+        result.status = Status.MEMOUT
+        result.peak_rss_mb = resident
+        result.message = (f"killed at {resident:.0f} MB resident, over the memory limit "
+                          f"of {memory_limit:g} MB")
     else:
-        status = Status.CRASHED
-        message = f"worker died ({_describe_exit(exitcode)})"
-    return Result(task.engine, "", "", task.mode, status, solve_s=elapsed, message=message)
+        result.message = f"worker died ({_describe_exit(exitcode)})"
+    return result
 
 
 def _describe_exit(code) -> str:
@@ -330,7 +488,7 @@ def _describe_exit(code) -> str:
 
 def _preload_modules(labels: list[str]) -> list[str]:
     """Modules the forkserver imports once, so every fresh worker starts warm."""
-    mods = ["engines", "compare.harness.executor", "puzzles.sudoku"]
+    mods = ["engines", "compare.harness.worker", "puzzles.sudoku"]
     for label in labels:
         try:
             cls = engines.engine_class(engines.parse_spec(label)[0])
@@ -338,50 +496,3 @@ def _preload_modules(labels: list[str]) -> list[str]:
             continue
         mods.append(cls.__module__)
     return list(dict.fromkeys(mods))
-
-
-# ----- inside the worker process ---------------------------------------------------
-def worker_main(conn, init) -> None:
-    plugins, labels, warm, skip = init
-    load_plugins(plugins)
-    built = {label: engines.get_engine(label) for label in labels}
-    for label, engine in built.items():
-        if label not in skip:
-            conn.send(("warming", label))
-            _warm_up(engine, *warm)
-    conn.send(("ready", os.getpid()))
-    puzzles: dict = {}
-    while True:
-        try:
-            msg = conn.recv()
-        except EOFError:
-            return
-        if msg is None:
-            return
-        new, batch = msg
-        puzzles.update(new)
-        for task in batch:
-            result = solve_task(built[task.engine], puzzles[task.puzzle_id], task)
-            conn.send(("done", task.tid, result))
-
-
-def solve_task(engine, puzzle, task: Task) -> Result:
-    """One timed task: the model build is added to the engine's own build time."""
-    start = time.perf_counter()
-    try:
-        model = puzzle.to_model(task.formulation)
-    except Exception as exc:     # a puzzle that cannot be modelled is an error result
-        return Result(engine.label, engine.library or "builtin", engine.version(),
-                      task.mode, Status.ERROR, message=f"model: {type(exc).__name__}: {exc}")
-    model_s = time.perf_counter() - start
-    result = engine.solve(model, task.mode, task.limit, task.timeout)
-    result.build_s += model_s
-    return result
-
-
-def _warm_up(engine, mode: str, limit: int, formulations) -> None:
-    """Solve nearly full Sudokus untimed, so the first timed task pays no first-use cost."""
-    for puzzle in warmup_puzzles():
-        for form in formulations:
-            if form in puzzle.formulations:
-                engine.solve(puzzle.to_model(form), mode, limit, 5.0)

@@ -21,9 +21,10 @@ from typing import Iterable
 import engines
 from compare.harness import environment
 from compare.harness.executor import Executor, LocalExecutor
+from compare.harness.limits import RANGES, SettingsError, check_setting
 from compare.harness.plugins import plugin_environment
-from compare.harness.runner import execute, puzzle_row
-from compare.harness.store import Store
+from compare.harness.runner import execute, puzzle_digest, puzzle_row
+from compare.harness.store import STORAGE_ERRNOS, Store, storage_fault
 from compare.harness.tasks import PuzzleRecord, build_tasks, sample_per_origin
 from puzzles.base import Puzzle
 from puzzles.default_set import default_puzzle_files
@@ -32,12 +33,9 @@ from puzzles.loader import load_puzzles
 # Options that define what a run computes; --resume takes them from the store.
 RUN_SETTINGS = {"puzzles": None, "format": "auto", "engines": None, "mode": "first",
                 "limit": 2, "timeout": 10.0, "repeat": 1, "sample": None, "seed": 0,
-                "formulations": None}
+                "formulations": None, "memory_limit": None}
+
 API_ORIGIN = "<api>"       # the origin of puzzle objects handed to the Python API
-
-
-class SettingsError(ValueError):
-    """A run that cannot be carried out as asked: one line, exit 2 on the command line."""
 
 
 class WorkersFailed(RuntimeError):
@@ -73,37 +71,100 @@ class Plan:
 def make_plan(given: dict, *, out: str | Path | None = None, resume: bool = False,
               workers: int | None = None, baseline: str | None = None,
               objects: Iterable[Puzzle] = (), executor: Executor | None = None) -> Plan:
-    """Validate everything, start the workers, load the puzzles, prepare the folder."""
+    """Validate everything, load the puzzles, prepare the folder, start the workers."""
+    given = {k: check_setting(k, v) if k in RANGES and v is not None else v
+             for k, v in given.items()}
+    if workers is not None:
+        workers = check_setting("workers", workers)
     folder, settings, stored = _output_and_settings(given, out, resume)
     labels, identities = engine_labels(settings["engines"])
     chosen = _baseline(baseline, labels)
     check_out(folder, resume)
     formulations = split(settings["formulations"])
-    workers = workers or os.cpu_count() or 1
+    if settings["memory_limit"] and not sys.platform.startswith("linux"):
+        raise SettingsError("--memory-limit needs Linux (it reads /proc and sets RLIMIT_AS)")
+    objects = {f"{API_ORIGIN}:{i + 1}": p for i, p in enumerate(objects)}
+    records, skipped = _records(settings, objects)
+    tasks = build_tasks(records, labels, settings["mode"], settings["limit"],
+                        settings["timeout"], settings["repeat"], formulations)
+    if not tasks:
+        raise SettingsError(f"--formulations {settings['formulations']}: "
+                            "no puzzle has any of them")
+    if stored:
+        _check_unchanged(folder, records)
+    count, note = worker_count(workers, len(tasks), settings["memory_limit"])
+    if note:
+        print(f"note: {note}", file=sys.stderr)
+    prepared = _prepare(folder, resume)
     if executor is None:
-        executor = LocalExecutor(workers, labels, settings["mode"], settings["limit"],
-                                 formulations or ("alldiff",))
-    plan = Plan(settings, stored, labels, identities, chosen, executor, folder, workers,
-                resume, {f"{API_ORIGIN}:{i + 1}": p for i, p in enumerate(objects)})
+        executor = LocalExecutor(count, labels, settings["mode"], settings["limit"],
+                                 formulations or ("alldiff",),
+                                 memory_limit=settings["memory_limit"])
+    plan = Plan(settings, stored, labels, identities, chosen, executor, prepared, count,
+                resume, objects, records=records, skipped=skipped, tasks=tasks,
+                folder=prepared)
     start = getattr(executor, "start", None)
     if start is not None:
-        start()                      # workers warm up while the puzzles load
-    try:
-        plan.records, plan.skipped = _records(settings, plan.objects)
-        plan.tasks = build_tasks(plan.records, labels, settings["mode"], settings["limit"],
-                                 settings["timeout"], settings["repeat"], formulations)
-        if not plan.tasks:
-            raise SettingsError(f"--formulations {settings['formulations']}: "
-                                "no puzzle has any of them")
-        plan.folder = _prepare(folder, resume)
-    except BaseException:
-        executor.close()
-        raise
+        try:
+            start()                  # workers warm up while the store is read
+        except BaseException:
+            executor.close()
+            raise
     return plan
+
+
+WORKER_MB = 250       # what one worker may need, engines loaded and solving
+
+
+def worker_count(asked: int | None, tasks: int,
+                 memory_limit: float | None) -> tuple[int, str | None]:
+    """Workers to start: as asked (default: one per core), but no more than there are
+    tasks or than available memory holds; a note when an explicit request is cut."""
+    wanted = asked or os.cpu_count() or 1
+    count, why = wanted, []
+    if tasks < count:
+        count = tasks
+        why.append(f"{tasks} task{'' if tasks == 1 else 's'}")
+    available = available_mb()
+    if available is not None:
+        each = max(WORKER_MB, memory_limit or 0)
+        fits = max(1, int(available // each))
+        if fits < count:
+            count = fits
+            why.append(f"{available / 1024:.1f} GB of memory available, about "
+                       f"{each:.0f} MB a worker")
+    count = max(1, count)
+    if asked and count < asked:
+        return count, f"--workers {asked} capped to {count} ({'; '.join(why)})"
+    return count, None
+
+
+def available_mb() -> float | None:
+    """Memory available to new processes (``MemAvailable``), where the system says."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
 
 
 def run_plan(plan: Plan, command: str, progress: bool = False, announce: bool = False) -> dict:
     """Run the missing tasks; every finished result is in the store at once."""
+    try:
+        timing = _run_stored(plan, command, progress, announce)
+    finally:
+        plan.executor.close()       # also when the store or the user stopped the run
+    plan.timing = timing
+    failed = getattr(plan.executor, "gave_up", None)
+    if failed:
+        raise WorkersFailed(failed)
+    return timing
+
+
+def _run_stored(plan: Plan, command: str, progress: bool, announce: bool) -> dict:
     with Store(plan.folder) as store:
         if not plan.stored:
             store.set_meta("config", _config(plan, command))
@@ -111,6 +172,8 @@ def run_plan(plan: Plan, command: str, progress: bool = False, announce: bool = 
         store.set_meta("planned", dict(Counter(t.engine for t in plan.tasks)))
         store.add_puzzles([puzzle_row(r) for r in plan.records])
         todo = [t for t in plan.tasks if t.key not in store.done_keys()]
+        if isinstance(plan.executor, LocalExecutor):   # resuming: perhaps a few tasks left
+            plan.executor.workers = max(1, min(plan.executor.workers, len(todo)))
         if announce:
             _announce(plan, todo)
         sessions = store.meta("environment", [])
@@ -125,10 +188,6 @@ def run_plan(plan: Plan, command: str, progress: bool = False, announce: bool = 
             store.set_meta("environment", sessions + [environment.at_end(session, interrupted)])
         timing["workers"] = min(plan.workers, max(1, len(todo)))
         store.set_meta("runs", store.meta("runs", []) + [timing])
-    plan.timing = timing
-    failed = getattr(plan.executor, "gave_up", None)
-    if failed:
-        raise WorkersFailed(failed)
     return timing
 
 
@@ -141,7 +200,11 @@ def _output_and_settings(given: dict, out, resume: bool) -> tuple[Path, dict, bo
         if not Store.exists(folder):
             raise SettingsError(f"--resume: {folder} holds no run to continue")
         with Store(folder) as store:
-            saved = store.meta("config", {}).get("settings", {})
+            config = store.meta("config")
+        if not config or "settings" not in config:
+            raise SettingsError(f"--resume: {folder} holds no run to continue (its results "
+                                "file has no saved settings)")
+        saved = config["settings"]
         clash = [k for k, v in given.items() if k in saved and _norm(v) != _norm(saved[k])]
         if clash:
             raise SettingsError(f"--resume: {', '.join('--' + k for k in clash)} differ from "
@@ -149,6 +212,20 @@ def _output_and_settings(given: dict, out, resume: bool) -> tuple[Path, dict, bo
         return folder, {**RUN_SETTINGS, **saved}, True
     folder = Path(out) if out else reports_root() / datetime.now().strftime("%Y%m%d-%H%M%S")
     return folder, {**RUN_SETTINGS, **given}, False
+
+
+def _check_unchanged(folder: Path, records: list[PuzzleRecord]) -> None:
+    """A resumed run refuses inputs whose puzzles differ from those its results answer."""
+    with Store(folder) as store:
+        before = {pid: row.get("digest") for pid, row in store.puzzles().items()}
+    changed = [r for r in records
+               if before.get(r.puzzle_id) and before[r.puzzle_id] != puzzle_digest(r.puzzle)]
+    if changed:
+        first = changed[0]
+        where = f"{first.origin}, line {first.line}" if first.line else first.origin
+        raise SettingsError(f"--resume: {len(changed)} puzzle(s) changed since the run in "
+                            f"{folder} began (first: {where}); its stored results answer the "
+                            "old ones: restore the input, or start a new run with another --out")
 
 
 def _norm(value):
@@ -169,7 +246,10 @@ def _prepare(out: Path, resume: bool) -> Path:
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
+        if exc.errno in STORAGE_ERRNOS:
+            raise storage_fault(out, exc) from None
         raise SettingsError(f"--out {out}: cannot create folder ({exc.strerror})") from None
+    Store(out).close()              # a folder that cannot take the results fails here, early
     root = reports_root()
     if out.parent.resolve() == root.resolve() and out.name != "latest":
         _link_latest(root, out)

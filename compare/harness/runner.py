@@ -7,6 +7,8 @@ answer, so an answer several engines agree on is checked once.
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import sys
 import time
 from datetime import datetime, timezone
@@ -19,6 +21,7 @@ from engines import Result, Status
 from engines.base import ANSWERED
 
 SHOUT_AT_MOST = 10     # wrong answers shouted while running; the report lists all
+STATS_MAX_CHARS = 16_384   # engine statistics kept per task, as JSON text
 
 
 def puzzle_row(rec: PuzzleRecord) -> dict:
@@ -26,7 +29,12 @@ def puzzle_row(rec: PuzzleRecord) -> dict:
     return {"puzzle_id": rec.puzzle_id, "source": rec.source, "origin": rec.origin,
             "line": rec.line, "kind": rec.puzzle.kind, "size": rec.puzzle.size,
             "clues": rec.puzzle.clues, "formulations": ",".join(rec.puzzle.formulations),
-            "text": puzzle_text(rec)}
+            "text": puzzle_text(rec), "digest": puzzle_digest(rec.puzzle)}
+
+
+def puzzle_digest(puzzle) -> str:
+    """A hash of the puzzle's content, so a resumed run can tell a changed input."""
+    return hashlib.sha256(f"{type(puzzle).__name__}:{puzzle!r}".encode()).hexdigest()[:24]
 
 
 def puzzle_text(rec: PuzzleRecord) -> str | None:
@@ -56,7 +64,12 @@ def answer_string(puzzle, values, formulation: str | None = None) -> str:
 
 def result_row(task: Task, rec: PuzzleRecord, result: Result,
                identity: tuple[str, str]) -> dict:
-    """Check one result and flatten it into a results-table row."""
+    """Check one result and flatten it into a results-table row.
+
+    ``verified`` judges the stored status: a right answer that came after the
+    time limit is stored as a timeout, which carries no verdict (the reason
+    keeps what the checker said); a wrong one stays wrong however late.
+    """
     puzzle = rec.puzzle
     verified, reason = _verdict(task, puzzle, result)
     status = result.status
@@ -67,20 +80,57 @@ def result_row(task: Task, rec: PuzzleRecord, result: Result,
     if result.solutions:
         answer = answer_string(puzzle, result.solutions[0], task.formulation)
     stats = {k: v for k, v in result.stats.items() if k != "traceback"}
+    where = result.traceback or result.stats.get("traceback") or None
     return {
         "puzzle_id": task.puzzle_id, "source": rec.source, "kind": puzzle.kind,
         "size": puzzle.size, "clues": puzzle.clues, "engine": task.engine,
         "formulation": task.formulation, "mode": task.mode, "limit": task.limit,
         "timeout": task.timeout, "repeat": task.repeat, "status": str(status),
-        "verified": verified if result.status in ANSWERED else None,
+        "verified": verified if status in ANSWERED else None,
         "build_s": result.build_s, "solve_s": result.solve_s, "total_s": result.total_s,
         "nodes": result.nodes, "backtracks": result.backtracks,
         "library": result.library or identity[0], "version": result.version or identity[1],
         "count": result.count, "answer": answer, "reason": reason,
         "message": result.message[:500],
-        "stats": _json(stats) if stats else None,
+        "stats": bounded_stats(stats),
         "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "cpu_s": result.cpu_s, "peak_rss_mb": result.peak_rss_mb, "host": result.host,
+        "traceback": where,
     }
+
+
+class Refutations:
+    """An "unsatisfiable" claim is wrong once any engine's answer to the puzzle is verified.
+
+    The checker cannot disprove such a claim alone (there is no answer to
+    check), so it passes there; the proof is another row, stored before or
+    after it, in any mode or formulation (answers are decoded to the puzzle).
+    A claim met after the proof is stored as wrong; one stored before it is
+    marked wrong in the store when the proof arrives. Resuming, the proofs
+    already stored count too.
+    """
+
+    def __init__(self, store: Store):
+        self.store = store
+        self.solved_by = store.solved_puzzles()
+
+    def judge(self, row: dict) -> list[str]:
+        """Adjust ``row`` before it is stored; the engines whose stored claims it refutes."""
+        pid = row["puzzle_id"]
+        if row["verified"] is not True:
+            return []
+        if row["status"] == str(Status.UNSAT) and pid in self.solved_by:
+            row["verified"] = False
+            row["reason"] = _refuted(self.solved_by[pid])
+            return []
+        if row["status"] == str(Status.SOLVED) and pid not in self.solved_by:
+            self.solved_by[pid] = row["engine"]
+            return self.store.refute(pid, _refuted(row["engine"]))
+        return []
+
+
+def _refuted(engine: str) -> str:
+    return f"claims unsatisfiable, but {engine} found a verified solution"
 
 
 _verdicts: dict[tuple, tuple[bool, str]] = {}
@@ -106,9 +156,23 @@ def _verdict(task: Task, puzzle, result: Result) -> tuple[bool, str]:
     return found
 
 
-def _json(stats: dict) -> str:
-    import json
-    return json.dumps(stats, default=str, sort_keys=True)
+def bounded_stats(stats: dict) -> str | None:
+    """Engine statistics as JSON, cut to ``STATS_MAX_CHARS`` with a note saying so.
+
+    Engines put what they like in ``stats``; one that put 50 MB per task made a
+    250 MB results.csv. Cut, the value is still JSON: the note, the size, and
+    the start of the original text as a string.
+    """
+    if not stats:
+        return None
+    text = json.dumps(stats, default=str, sort_keys=True)
+    if len(text) <= STATS_MAX_CHARS:
+        return text
+    note = {"note": f"engine stats cut to {STATS_MAX_CHARS:,} of {len(text):,} characters",
+            "keys": sorted(map(str, stats))[:20]}
+    room = STATS_MAX_CHARS - len(json.dumps(note)) - 40
+    note["head"] = text[:max(0, room)]
+    return json.dumps(note)
 
 
 def execute(tasks: list[Task], records: dict[str, PuzzleRecord], executor: Executor,
@@ -124,17 +188,21 @@ def execute(tasks: list[Task], records: dict[str, PuzzleRecord], executor: Execu
     started = time.perf_counter() if started is None else started
     cpu, first, wrong, task_s = time.process_time(), None, 0, 0.0
     puzzles = {pid: rec.puzzle for pid, rec in records.items()}
+    refutations = Refutations(store)
     try:
         for task, result in executor.run(tasks, puzzles):
             first = first or time.perf_counter() - started
             row = result_row(task, records[task.puzzle_id], result, identities[task.engine])
+            refuted = refutations.judge(row)
             store.add(row)
             task_s += row["total_s"] or 0.0
-            if row["verified"] is False:
+            wrong_now = [task.engine] if row["verified"] is False else []
+            for engine in wrong_now + refuted:
                 wrong += 1
                 if wrong <= SHOUT_AT_MOST:
-                    _shout(bar, f"WRONG ANSWER: {task.engine} on {task.puzzle_id} "
-                                f"({task.mode}): {row['reason']}")
+                    reason = row["reason"] if engine in wrong_now else _refuted(task.engine)
+                    _shout(bar, f"WRONG ANSWER: {engine} on {task.puzzle_id} "
+                                f"({task.mode}): {reason}")
             if bar is not None:
                 bar.update(1)
     finally:
@@ -143,7 +211,7 @@ def execute(tasks: list[Task], records: dict[str, PuzzleRecord], executor: Execu
             bar.close()
     return {"tasks": len(tasks), "wrong": wrong, "wall_s": time.perf_counter() - started,
             "first_s": first or 0.0, "task_s": task_s,
-            "parent_cpu_s": time.process_time() - cpu}
+            "parent_cpu_s": time.process_time() - cpu, **executor.facts()}
 
 
 def _progress(total: int, wanted: bool):

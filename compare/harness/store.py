@@ -8,10 +8,14 @@ resumed run cannot add duplicates even if asked twice.
 """
 from __future__ import annotations
 
+import errno
 import json
+import os
 import sqlite3
 import time
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Callable
 
 DB_NAME = "results.sqlite"
 FLUSH_S = 0.25
@@ -25,7 +29,7 @@ COLUMNS = (
 )
 KEY = ("puzzle_id", "formulation", "engine", "mode", "repeat")
 PUZZLE_COLUMNS = ("puzzle_id", "source", "origin", "line", "kind", "size", "clues",
-                  "formulations", "text")
+                  "formulations", "text", "digest")
 
 _TYPES = {"size": "INTEGER", "clues": "INTEGER", "limit": "INTEGER", "repeat": "INTEGER",
           "verified": "INTEGER", "nodes": "INTEGER", "backtracks": "INTEGER",
@@ -42,13 +46,72 @@ class StoreError(ValueError):
     """A results file that SQLite cannot read: named in one line, never a traceback."""
 
 
+class StorageError(Exception):
+    """The disk refused a write (full, read-only, gone): one line naming the path and why.
+
+    What was committed before stays committed; the command line exits 5.
+    """
+
+
+# errno values that mean the storage, not the program, is at fault
+STORAGE_ERRNOS = frozenset({errno.ENOSPC, errno.EROFS, errno.EDQUOT, errno.EIO,
+                            errno.EACCES, errno.EPERM})
+
+
+def storage_fault(path, exc: BaseException) -> StorageError:
+    """A ``StorageError`` for ``path`` from an ``OSError`` or an SQLite error."""
+    cause = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+    return StorageError(f"{path}: cannot write ({cause})")
+
+
+def atomic_write(path: Path | str, write: Callable[[Path], object]) -> None:
+    """``write(tmp)`` to a temporary file beside ``path``, then rename it over ``path``.
+
+    A full disk or a kill mid-write leaves the previous file whole (or no file),
+    never a truncated one; a failure is a ``StorageError``.
+    """
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except OSError as exc:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise storage_fault(path, exc) from None
+
+
 class Store:
     def __init__(self, folder: Path | str):
         self.path = Path(folder) / DB_NAME
         try:
             self._open()
+        except sqlite3.OperationalError as exc:
+            raise self._fault(exc) from None
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: not a readable results database ({exc})") from None
+
+    def _fault(self, exc: BaseException) -> StorageError:
+        """A write SQLite could not make; says why, from the OS where SQLite is vague."""
+        if isinstance(exc, sqlite3.Error):
+            probe = _write_probe(self.path.parent)
+            if probe is not None:
+                return storage_fault(self.path, probe)
+        return storage_fault(self.path, exc)
+
+    @contextmanager
+    def _writing(self):
+        """SQLite and OS write errors become one ``StorageError``; the batch is rolled back."""
+        try:
+            yield
+        except (sqlite3.OperationalError, OSError) as exc:
+            try:
+                self.db.rollback()
+            except sqlite3.Error:
+                pass
+            raise self._fault(exc) from None
 
     def _open(self) -> None:
         self.db = sqlite3.connect(self.path)
@@ -62,6 +125,10 @@ class Store:
                 self.db.execute(f'ALTER TABLE results ADD COLUMN "{column}" '
                                 f'{_TYPES.get(column, "TEXT")}')
         self.db.execute(_ddl("puzzles", PUZZLE_COLUMNS, 'PRIMARY KEY ("puzzle_id")'))
+        have = {row[1] for row in self.db.execute("PRAGMA table_info(puzzles)")}
+        for column in PUZZLE_COLUMNS:
+            if column not in have:
+                self.db.execute(f'ALTER TABLE puzzles ADD COLUMN "{column}" TEXT')
         self.db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
         self.db.commit()
         names = ", ".join(f'"{c}"' for c in COLUMNS)
@@ -83,21 +150,37 @@ class Store:
 
     def flush(self) -> None:
         if self._buffer:
-            self.db.executemany(self._insert, self._buffer)
-            self.db.commit()
+            with self._writing():
+                self.db.executemany(self._insert, self._buffer)
+                self.db.commit()
             self._buffer = []
         self._flushed = time.perf_counter()
 
     def add_puzzles(self, rows: list[dict]) -> None:
         names = ", ".join(f'"{c}"' for c in PUZZLE_COLUMNS)
         marks = ", ".join("?" * len(PUZZLE_COLUMNS))
-        self.db.executemany(f"INSERT OR REPLACE INTO puzzles ({names}) VALUES ({marks})",
-                            [[r.get(c) for c in PUZZLE_COLUMNS] for r in rows])
-        self.db.commit()
+        with self._writing():
+            self.db.executemany(f"INSERT OR REPLACE INTO puzzles ({names}) VALUES ({marks})",
+                                [[r.get(c) for c in PUZZLE_COLUMNS] for r in rows])
+            self.db.commit()
+
+    def refute(self, puzzle_id: str, reason: str) -> list[str]:
+        """Mark stored "unsatisfiable" claims on a puzzle wrong; the engines that made them."""
+        self.flush()
+        claims = "FROM results WHERE puzzle_id = ? AND status = 'unsatisfiable' AND verified = 1"
+        engines = [r[0] for r in self.db.execute(f"SELECT engine {claims}", (puzzle_id,))]
+        if engines:
+            with self._writing():
+                self.db.execute(f"UPDATE results SET verified = 0, reason = ? "
+                                f"WHERE rowid IN (SELECT rowid {claims})", (reason, puzzle_id))
+                self.db.commit()
+        return engines
 
     def set_meta(self, key: str, value) -> None:
-        self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value)))
-        self.db.commit()
+        with self._writing():
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                            (key, json.dumps(value)))
+            self.db.commit()
 
     # ----- reading -------------------------------------------------------------
     def meta(self, key: str, default=None):
@@ -108,6 +191,13 @@ class Store:
         self.flush()
         keys = ", ".join(f'"{k}"' for k in KEY)
         return {tuple(r) for r in self.db.execute(f"SELECT {keys} FROM results")}
+
+    def solved_puzzles(self) -> dict[str, str]:
+        """Puzzle id -> an engine whose stored answer to it was verified."""
+        self.flush()
+        return dict(self.db.execute(
+            "SELECT puzzle_id, MIN(engine) FROM results WHERE status = 'solved' "
+            "AND verified = 1 GROUP BY puzzle_id"))
 
     def count(self) -> int:
         self.flush()
@@ -127,11 +217,37 @@ class Store:
         return {row[0]: dict(zip(names, row)) for row in cur}
 
     def close(self) -> None:
-        self.flush()
-        self.db.close()
+        try:
+            self.flush()
+        finally:
+            self.db.close()
 
     def __enter__(self):
         return self
 
-    def __exit__(self, *exc) -> None:
-        self.close()
+    def __exit__(self, kind, value, tb) -> None:
+        if kind is None:
+            self.close()
+            return
+        try:                       # a fault is on its way out: do not raise a second one
+            self.close()
+        except (StorageError, sqlite3.Error):
+            pass
+
+
+def _write_probe(folder: Path) -> OSError | None:
+    """Why the OS refuses a write in ``folder`` right now, if it does."""
+    probe = folder / f".write-probe-{os.getpid()}"
+    try:
+        with open(probe, "wb") as handle:
+            handle.write(b"\0" * 4096)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except OSError as exc:
+        return exc
+    finally:
+        try:
+            probe.unlink()
+        except OSError:
+            pass
+    return None

@@ -20,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from compare.harness.environment import describe
-from compare.harness.store import COLUMNS, Store
+from compare.harness.store import COLUMNS, Store, atomic_write
 from compare.judge.verdict import failures, findings, model_only
 from compare.reporting import paired, plots, summary
 
@@ -93,7 +93,7 @@ def build_report(folder: Path | str, baseline: str | None = None, quiet: bool = 
     _export(frame, folder)
     pictures = _plots(tasks, base, folder, order["engine"], shift_s)
     text = _markdown(data, report, tables, base, pictures, shift_s, len(tasks))
-    (folder / "summary.md").write_text(text, encoding="utf-8")
+    atomic_write(folder / "summary.md", lambda tmp: tmp.write_text(text, encoding="utf-8"))
     _write_meta(folder, data, report, base, shift_s)
     _print_alerts(report, len(tasks))
     if not quiet:
@@ -128,12 +128,12 @@ def _plots(tasks, base, folder: Path, engines: list[str], shift_s: float) -> lis
 
 def _export(frame, folder: Path) -> None:
     frame = frame[list(COLUMNS)]
-    frame.to_csv(folder / "results.csv", index=False)
+    atomic_write(folder / "results.csv", lambda tmp: frame.to_csv(tmp, index=False))
     try:
         import pyarrow  # noqa: F401
     except ImportError:
         return
-    frame.to_parquet(folder / "results.parquet", index=False)
+    atomic_write(folder / "results.parquet", lambda tmp: frame.to_parquet(tmp, index=False))
 
 
 def _write_meta(folder: Path, data: Inputs, report: Report, base, shift_s: float) -> None:
@@ -143,8 +143,8 @@ def _write_meta(folder: Path, data: Inputs, report: Report, base, shift_s: float
             "complete": not report.incomplete, "runs": data.runs, "skipped": data.skipped,
             "report": {"baseline": base, "shift_s": shift_s, "tie": paired.TIE,
                        "bootstrap_seed": paired.SEED, "resamples": paired.RESAMPLES}}
-    (folder / "meta.json").write_text(json.dumps(meta, indent=2, default=str) + "\n",
-                                      encoding="utf-8")
+    text = json.dumps(meta, indent=2, default=str) + "\n"
+    atomic_write(folder / "meta.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
 
 # ----- the alerts that come first ---------------------------------------------------

@@ -1,0 +1,442 @@
+"""The solver-process side of the harness: what runs in a worker, and how it talks.
+
+The parent decides which task runs where and when (``executor``); this module
+runs tasks and measures them, as one unit any executor can reuse:
+
+* ``Session``: the engines of a run, built once per process and warmed up;
+  ``Session.run(task, puzzle)`` gives a ``Result`` with the build and search
+  times, the CPU time and peak memory of the solve, under the memory limit.
+  Each new shape (engine x model structure x mode) is warmed untimed before
+  the first timed task on it, and the cost is reported, not hidden.
+* ``worker_main``: the loop of a local worker process, speaking the protocol
+  below over a ``multiprocessing`` connection.
+* ``die_with_parent``: a worker never outlives the process that started it.
+
+One task runs at a time per process: the resource figures are the process's.
+
+Message protocol (pickled tuples on the connection)::
+
+    parent -> worker
+      ("run", puzzles, tasks)   a chunk: ``tasks`` run in order; ``puzzles`` maps the
+                                ids this worker has not been sent before to puzzles
+      None                      stop once the current task is done
+    worker -> parent
+      ("warming", label)        start-up warm-up of one engine begins
+      ("ready", info)           start-up done: {"pid", "rss_mb", "peak_method", "host",
+                                "warmup_s": start-up warm-up seconds per engine}
+      ("shaping", tid, shape)   task ``tid`` meets a new shape: warming it, untimed
+      ("warmed", tid, engine, shape, seconds)   done; the timed task starts now
+      ("done", tid, result)     task ``tid`` finished (a ``Result``)
+      ("retire", reason)        the worker exits after this (it ran out of memory);
+                                the chunk's unstarted tasks go back to the queue
+
+Tokens: with a chunk the parent writes one byte per task into the worker's
+token pipe, and the worker takes a byte before it starts each task (the next
+one before it reports the current one). A worker that finds no byte stops the
+chunk there: the parent took the bytes back to give those tasks to a worker
+that is idle now (see ``executor``). The kernel hands each byte to exactly one
+reader, so a task is started by one side or the other, never both.
+"""
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import pickle
+import resource
+import signal
+import socket
+import sys
+import threading
+import time
+import traceback
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import engines
+from compare.harness.plugins import load_plugins
+from compare.harness.tasks import Task
+from engines import Result, Status
+from engines.base import describe
+from puzzles.generator import warmup_puzzles
+
+WARMUP_TIMEOUT_S = 5.0    # a warm-up solve is a nearly full grid: this is generous
+PARENT_ENV = "CSP_COMPARE_HARNESS_PID"   # set while the harness starts a process
+HOST = socket.gethostname()
+PR_SET_PDEATHSIG = 1
+
+
+@dataclass(frozen=True)
+class WorkerInit:
+    """What a worker needs to serve a run; small and picklable."""
+    plugins: tuple[str, ...]
+    engines: tuple[str, ...]
+    mode: str = "first"
+    limit: int = 2
+    formulations: tuple[str, ...] = ("alldiff",)
+    skip_warmup: tuple[str, ...] = ()     # engines whose start-up warm-up failed before
+    memory_limit_mb: float | None = None
+
+
+# ----- resources ------------------------------------------------------------------------
+class Meter:
+    """CPU time and peak resident memory of one solve, in the process that runs it.
+
+    CPU is ``getrusage(RUSAGE_SELF)`` user + system time, every thread of the
+    process included (CP-SAT's search workers count). Peak memory is the
+    kernel's high-water mark of resident memory (``VmHWM``, which is also what
+    ``ru_maxrss`` reports); on Linux writing ``5`` to ``/proc/self/clear_refs``
+    resets it to the current size, so each task's figure is its own peak.
+    Where that file cannot be written the figure is the process's peak since
+    it started (``method`` says which). Both cost about a microsecond.
+    """
+
+    def __init__(self):
+        self._reset_fd = None
+        try:
+            self._reset_fd = os.open("/proc/self/clear_refs", os.O_WRONLY)
+            os.write(self._reset_fd, b"5")
+            self.method = "VmHWM, reset per task (/proc/self/clear_refs)"
+        except OSError:
+            if self._reset_fd is not None:
+                os.close(self._reset_fd)
+            self._reset_fd = None
+            self.method = "ru_maxrss: the worker's peak so far (no per-task reset here)"
+        self._cpu = 0.0
+
+    def start(self) -> None:
+        if self._reset_fd is not None:
+            try:
+                os.write(self._reset_fd, b"5")
+            except OSError:
+                pass
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        self._cpu = usage.ru_utime + usage.ru_stime
+
+    def stop(self) -> tuple[float, float]:
+        """``(cpu_s, peak_rss_mb)`` since ``start``."""
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        return usage.ru_utime + usage.ru_stime - self._cpu, _maxrss_mb(usage.ru_maxrss)
+
+
+def _maxrss_mb(value: int) -> float:
+    return value / (1024 * 1024) if sys.platform == "darwin" else value / 1024
+
+
+def rss_mb(pid: int | str = "self") -> float | None:
+    """Resident memory of a process now, from ``/proc``; None where unreadable."""
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as handle:
+            fields = handle.read().split()
+        return int(fields[1]) * resource.getpagesize() / (1024 * 1024)
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _virtual_bytes() -> int | None:
+    try:
+        with open("/proc/self/statm", "rb") as handle:
+            return int(handle.read().split()[0]) * resource.getpagesize()
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+@contextmanager
+def address_space_cap(limit_mb: float | None):
+    """While solving, new address space is capped at twice ``limit_mb`` (``RLIMIT_AS``).
+
+    The limit itself is on resident memory, which the parent watches from
+    outside (``executor``) every few milliseconds. This cap is the backstop
+    for an allocation too fast for that watch: one that asks for more than
+    twice the limit at once fails at once with ``MemoryError`` (memout).
+    It counts from the process's current virtual size, because OR-Tools and
+    numba reserve far more address space than they touch (a warmed worker
+    with ``cpsat:workers=8`` has 1 GB virtual against 150 MB resident):
+    capping virtual memory outright would fail them for nothing.
+    """
+    if not limit_mb or not hasattr(resource, "RLIMIT_AS"):
+        yield
+        return
+    now = _virtual_bytes()
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if now is None:
+        yield
+        return
+    cap = now + int(2 * limit_mb * 1024 * 1024)
+    if hard != resource.RLIM_INFINITY:
+        cap = min(cap, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+# ----- a worker's run -------------------------------------------------------------------
+class Session:
+    """The engines of a run in one process, warmed, running one task at a time.
+
+    ``notify`` receives the protocol's progress messages (``warming``,
+    ``shaping``, ``warmed``); a caller that needs none passes nothing.
+    """
+
+    def __init__(self, init: WorkerInit, notify=None):
+        self.init = init
+        self.notify = notify or (lambda message: None)
+        load_plugins(list(init.plugins))
+        self.engines = {label: engines.get_engine(label) for label in init.engines}
+        self.meter = Meter()
+        self.warm: set[tuple] = set()          # (engine, structure key, mode) warmed here
+        self.shapes: dict[tuple, str | None] = {}   # (puzzle id, formulation) -> shape
+        self.retire: str | None = None          # why this process should be replaced
+        self.startup_s: dict[str, float] = {}   # start-up warm-up time per engine
+
+    def start_up(self) -> None:
+        """Solve nearly full 4x4 and 9x9 grids with every engine: imports, caches, JIT."""
+        for label, engine in self.engines.items():
+            if label in self.init.skip_warmup:
+                continue
+            self.notify(("warming", label))
+            start = time.perf_counter()
+            for puzzle in warmup_puzzles():
+                for form in self.init.formulations:
+                    if form in puzzle.formulations:
+                        model = puzzle.to_model(form)
+                        engine.solve(model, self.init.mode, self.init.limit, WARMUP_TIMEOUT_S)
+                        self.warm.add((label, model.structure.key, self.init.mode))
+            self.startup_s[label] = time.perf_counter() - start
+
+    def info(self) -> dict:
+        return {"pid": os.getpid(), "rss_mb": rss_mb(), "peak_method": self.meter.method,
+                "host": HOST, "warmup_s": dict(self.startup_s)}
+
+    def run(self, task: Task, puzzle) -> Result:
+        """One task: its shape warmed first if new here, then timed and measured."""
+        engine = self.engines[task.engine]
+        shape = self._shape(task, puzzle)
+        key = (task.engine, shape, task.mode)
+        if shape is not None and key not in self.warm:
+            self.notify(("shaping", task.tid, shape))
+            start = time.perf_counter()
+            self._warm_shape(engine, task, puzzle)
+            self.warm.add(key)
+            self.notify(("warmed", task.tid, task.engine, shape, time.perf_counter() - start))
+        self.meter.start()
+        try:
+            with address_space_cap(self.init.memory_limit_mb):
+                result = solve_task(engine, puzzle, task)
+        except MemoryError as exc:      # raised outside the engine's own guard
+            result = failed(engine, task, Status.MEMOUT, describe(exc), traceback.format_exc())
+        result.cpu_s, result.peak_rss_mb = self.meter.stop()
+        result.host = HOST
+        if result.status == Status.MEMOUT:
+            limit = self.init.memory_limit_mb
+            result.message = (f"out of memory ({result.message}"
+                              + (f"; memory limit {limit:g} MB)" if limit else ")"))
+            self.retire = "ran out of memory"     # its heap may be in any state now
+        return result
+
+    def _shape(self, task: Task, puzzle) -> str | None:
+        """The model structure's key, from an untimed build on the puzzle's first task here."""
+        known = (task.puzzle_id, task.formulation)
+        if known not in self.shapes:
+            try:
+                self.shapes[known] = puzzle.to_model(task.formulation).structure.key
+            except Exception:         # the timed build reports the fault
+                self.shapes[known] = None
+        return self.shapes[known]
+
+    def _warm_shape(self, engine, task: Task, puzzle) -> None:
+        """Solve the puzzle's twin of the same shape, or else translate the puzzle, untimed."""
+        try:
+            twin = puzzle.warmup_twin()
+            if twin is not None:
+                engine.solve(twin.to_model(task.formulation), task.mode, task.limit,
+                             min(task.timeout, WARMUP_TIMEOUT_S))
+                return
+            model = puzzle.to_model(task.formulation)
+            if engine.unsupported_reason(model, task.mode) is None:
+                engine.translate(model)
+        except (Exception, SystemExit):   # best effort; the timed task tells the truth
+            pass
+
+
+def solve_task(engine, puzzle, task: Task) -> Result:
+    """One timed task: the model build counts as build time and against the time limit."""
+    start = time.perf_counter()
+    try:
+        model = puzzle.to_model(task.formulation)
+    except MemoryError as exc:
+        return failed(engine, task, Status.MEMOUT, f"model: {describe(exc)}",
+                      traceback.format_exc())
+    except Exception as exc:     # a puzzle that cannot be modelled is an error result
+        return failed(engine, task, Status.ERROR, f"model: {describe(exc)}",
+                      traceback.format_exc())
+    model_s = time.perf_counter() - start
+    if model_s >= task.timeout:
+        result = failed(engine, task, Status.TIMEOUT,
+                        f"building the model took {model_s:.2f} s, over the time limit")
+    else:
+        try:
+            result = engine.solve(model, task.mode, task.limit, task.timeout - model_s)
+        except SystemExit as exc:     # an engine must not end the process that hosts it
+            result = failed(engine, task, Status.ERROR,
+                            f"the engine called sys.exit({exc.code!r})", traceback.format_exc())
+    result.build_s += model_s
+    return result
+
+
+def failed(engine, task: Task, status: Status, message: str, where: str = "") -> Result:
+    return Result(engine.label, engine.library or "builtin", engine.version(), task.mode,
+                  status, message=message, traceback=where)
+
+
+def send_result(conn, tid: int, result: Result) -> None:
+    """``("done", tid, result)``; a result that cannot be pickled goes as ``sendable``."""
+    try:
+        conn.send(("done", tid, result))
+    except (OSError, EOFError):
+        raise
+    except Exception:             # pickling failed: nothing was written
+        conn.send(("done", tid, sendable(result)))
+
+
+def sendable(result: Result) -> Result:
+    """The result with its stats made JSON-safe, or an error result if even that fails.
+
+    A plugin engine may put anything in ``stats``; an object that cannot cross
+    the pipe must not cost the answer.
+    """
+    try:
+        safe = json.loads(json.dumps(result.stats, default=repr))
+    except Exception as exc:
+        safe = {"unsendable_stats": describe(exc)}
+    result.stats = safe
+    try:
+        pickle.dumps(result)
+        return result
+    except Exception as exc:
+        return Result(result.engine, result.library, result.version, result.mode,
+                      Status.ERROR, message=f"result could not be sent: {describe(exc)}",
+                      build_s=result.build_s, solve_s=result.solve_s, cpu_s=result.cpu_s,
+                      peak_rss_mb=result.peak_rss_mb, host=result.host)
+
+
+# ----- the process ----------------------------------------------------------------------
+def worker_main(conn, init: WorkerInit, tokens=None, lifeline=None) -> None:
+    """A local worker: start-up warm-up, then chunks of tasks until told to stop.
+
+    ``tokens`` is the read end of the token pipe (a ``Connection``) and
+    ``lifeline`` a pipe end whose other end only the parent holds. Ctrl-C is
+    the parent's to handle: the worker ignores SIGINT and is stopped by it.
+    Whatever happens to the parent, the worker exits without a word.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent(lifeline)
+    try:
+        _serve(conn, init, tokens)
+    except (BrokenPipeError, ConnectionResetError, EOFError):
+        pass                       # the parent is gone: nobody to tell
+    except BaseException as exc:   # an unforeseen fault: one line, the parent records a crash
+        _last_words(f"worker {os.getpid()}: {describe(exc)}")
+        os._exit(70)
+    os._exit(0)
+
+
+def _serve(conn, init: WorkerInit, tokens) -> None:
+    session = Session(init, conn.send)
+    session.start_up()
+    conn.send(("ready", session.info()))
+    token_fd = tokens.fileno() if tokens is not None else None
+    puzzles: dict = {}
+    while True:
+        message = conn.recv()
+        if message is None:
+            return
+        _, new, chunk = message
+        puzzles.update(new)
+        go = _take_token(token_fd)
+        for index, task in enumerate(chunk):
+            if not go:
+                break
+            result = session.run(task, puzzles[task.puzzle_id])
+            go = (index + 1 < len(chunk) and session.retire is None
+                  and _take_token(token_fd))
+            send_result(conn, task.tid, result)
+            if session.retire is not None:
+                conn.send(("retire", session.retire))
+                return
+
+
+def _take_token(fd: int | None) -> bool:
+    """Leave to start the next task of the chunk; False once the parent took it back."""
+    if fd is None:
+        return True
+    try:
+        return os.read(fd, 1) == b"\x01"
+    except BlockingIOError:
+        return False
+
+
+def _last_words(text: str) -> None:
+    try:
+        print(" ".join(text.split()), file=sys.stderr, flush=True)
+    except Exception:
+        pass
+
+
+# ----- never outlive the parent ---------------------------------------------------------
+def die_with_parent(lifeline=None) -> None:
+    """Make sure this process ends when the process that started it does.
+
+    Two independent means, because a parent can die in ways it cannot clean
+    up after (``kill -9``, the OOM killer):
+
+    * Linux: ``prctl(PR_SET_PDEATHSIG, SIGKILL)``, so the kernel kills this
+      process the moment its parent process exits. With the forkserver, that
+      parent is the forkserver, which gets the same treatment on import of
+      this module (``guard_forkserver``) and also exits on its own when the
+      harness dies;
+    * everywhere: a thread blocked on ``lifeline``, a pipe whose other end
+      only the parent holds; end of file means the parent is gone, and the
+      process exits within a few milliseconds (unless an extension holds
+      the interpreter lock all that time, which the kernel signal covers).
+    """
+    set_parent_death_signal()
+    if lifeline is not None:
+        threading.Thread(target=_watch_lifeline, args=(lifeline,), name="lifeline",
+                         daemon=True).start()
+
+
+def set_parent_death_signal() -> bool:
+    """``prctl(PR_SET_PDEATHSIG, SIGKILL)`` on Linux; False where unavailable."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _watch_lifeline(lifeline) -> None:
+    try:
+        while True:
+            lifeline.recv_bytes()
+    except (EOFError, OSError):
+        pass
+    os._exit(0)
+
+
+def guard_forkserver() -> None:
+    """In the forkserver, which imports this module first: die with the harness too.
+
+    The harness puts its pid in ``PARENT_ENV`` while it starts processes, so a
+    direct child of the harness that imports this module recognises itself.
+    The harness process itself never matches (its parent is a shell).
+    """
+    if os.environ.get(PARENT_ENV) == str(os.getppid()):
+        set_parent_death_signal()
+
+
+guard_forkserver()

@@ -1,0 +1,83 @@
+"""How the local executor hands out work: properties, never wall-clock figures."""
+from __future__ import annotations
+
+import pytest
+
+from compare.harness.executor import LocalExecutor
+from compare.harness.tasks import Task
+from puzzles.formats import format_grid
+from puzzles.loader import load_puzzles
+
+FAKES = "tests.fake_engines"      # imported by the workers only
+EASY = "puzzles/data/gen-9x9-easy.txt"
+
+
+@pytest.fixture(scope="module")
+def forty(tmp_path_factory) -> dict:
+    """Forty 9x9 puzzles, ids ``forty:1`` to ``forty:40`` (the easy set four times)."""
+    lines = [format_grid(e.puzzle, "line") for e in load_puzzles(EASY)] * 4
+    path = tmp_path_factory.mktemp("scheduling") / "forty.txt"
+    path.write_text("".join(lines[:40]))
+    return puzzles_of(str(path), 40)
+
+
+def puzzles_of(path: str, count: int) -> dict:
+    return {e.id: e.puzzle for e in load_puzzles(path)[:count]}
+
+
+class Watched(LocalExecutor):
+    """Records, after every hand-out, what each worker holds."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.held: list[list[list[Task]]] = []
+
+    def _dispatch(self, pending, puzzles):
+        super()._dispatch(pending, puzzles)
+        self.held.append([list(w.inflight) for w in self.pool])
+
+
+def test_long_tasks_never_queue_behind_each_other():
+    """Four hanging tasks among quick ones on two workers: each waits in the parent,
+    never in a worker's queue, so the two workers take them two and two."""
+    puzzles = puzzles_of(EASY, 10)
+    tasks = []
+    for i, pid in enumerate(puzzles):
+        for engine in ["fake", "backtracking"] + (["fake-sleep"] if i < 4 else []):
+            tasks.append(Task(len(tasks), pid, "alldiff", engine, "first", 2, 0.2, 0))
+    with Watched(2, ["fake", "backtracking", "fake-sleep"], plugins=FAKES) as ex:
+        done = list(ex.run(tasks, puzzles))
+    assert sorted(t.tid for t, _ in done) == list(range(len(tasks)))
+    assert {str(r.status) for t, r in done if t.engine == "fake-sleep"} == {"timeout"}
+    for snapshot in ex.held:
+        for queue in snapshot:
+            assert sum(t.engine == "fake-sleep" for t in queue) <= 1
+            if any(t.engine == "fake-sleep" for t in queue):
+                assert len(queue) == 1          # a task not known short travels alone
+
+
+def test_short_tasks_travel_in_chunks(forty):
+    puzzles = forty
+    tasks = [Task(i, pid, "alldiff", "fake", "first", 2, 10.0, 0)
+             for i, pid in enumerate(puzzles)]
+    with Watched(2, ["fake"], plugins=FAKES) as ex:
+        done = list(ex.run(tasks, puzzles))
+    assert len(done) == 40
+    assert max(len(q) for snapshot in ex.held for q in snapshot) > 1
+
+
+def test_tasks_queued_behind_a_long_one_go_to_an_idle_worker(forty):
+    """Line 30 stalls its worker; the tasks chunked behind it are taken back and
+    run by the other worker, so every other result arrives before the stalled one."""
+    puzzles = forty
+    tasks = [Task(i, pid, "alldiff", "fake-stall", "first", 2, 30.0, 0)
+             for i, pid in enumerate(puzzles)]
+    with Watched(2, ["fake-stall"], plugins=FAKES) as ex:
+        done = [t.puzzle_id for t, _ in ex.run(tasks, puzzles)]
+    assert sorted(done) == sorted(puzzles)
+    stalled = [pid for pid in puzzles if pid.endswith(":30")]
+    assert done[-1:] == stalled
+    behind = [q for snapshot in ex.held for q in snapshot
+              if any(t.puzzle_id in stalled for t in q)]
+    assert any(len(q) > 1 and q[0].puzzle_id not in stalled for q in behind), \
+        "the stalled task was never queued behind others: the test proves nothing"
