@@ -20,6 +20,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from compare.harness.dask_executor import ClusterError, executor_named
 from compare.harness.executor import Executor
 from compare.harness.plan import SettingsError, WorkersFailed, make_plan, run_plan
 from compare.harness.plugins import PluginError, load_plugins
@@ -29,8 +30,8 @@ from compare.reporting import summary
 from compare.reporting.report import Report, build_report
 from puzzles.base import Puzzle
 
-__all__ = ["Comparison", "PluginError", "SettingsError", "WorkersFailed", "open_comparison",
-           "run_comparison"]
+__all__ = ["ClusterError", "Comparison", "PluginError", "SettingsError", "WorkersFailed",
+           "open_comparison", "run_comparison"]
 
 
 @dataclass
@@ -95,7 +96,8 @@ def run_comparison(puzzles: Iterable[str | Path | Puzzle] | None = None,
                    format: str | None = None, out: str | Path | None = None,
                    resume: bool = False, baseline: str | None = None,
                    plugins: str | Sequence[str] | None = None,
-                   executor: Executor | None = None, progress: bool = False,
+                   executor: Executor | str | None = None, scheduler: str | None = None,
+                   cluster=None, chunk: int | None = None, progress: bool = False,
                    announce: bool = False, command: str | None = None) -> Comparison:
     """Run engines on puzzles, check every answer, store every result.
 
@@ -106,6 +108,11 @@ def run_comparison(puzzles: Iterable[str | Path | Puzzle] | None = None,
     10 s, one repeat, a worker per core). With ``resume`` the settings come
     from the run in ``out``, any given one must match it, and only its
     missing tasks run.
+
+    ``executor``: ``"local"`` (the default: worker processes here), ``"dask"``
+    (with ``scheduler`` an address, or ``cluster`` ``"local:N"`` or a Dask
+    cluster object such as ``dask_jobqueue.SLURMCluster``; ``chunk`` tasks per
+    Dask task, default adaptive), or an ``Executor`` such as a ``DaskExecutor``.
     """
     load_plugins(list(plugins) if plugins is not None and not isinstance(plugins, str)
                  else plugins)
@@ -120,6 +127,9 @@ def run_comparison(puzzles: Iterable[str | Path | Puzzle] | None = None,
     given = {"puzzles": names or None, "format": format, "engines": engines,
              "mode": mode, "limit": limit, "timeout": timeout, "repeat": repeat,
              "sample": sample, "seed": seed, "formulations": formulations}
+    if executor is None or isinstance(executor, str):
+        executor = executor_named(executor, scheduler=scheduler, cluster=cluster, chunk=chunk,
+                                  workers=workers)
     plan = make_plan(given, out=out, resume=resume, workers=workers, baseline=baseline,
                      objects=objects, executor=executor)
     if command is None:

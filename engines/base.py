@@ -80,6 +80,7 @@ class Result:
     backtracks: int = 0
     stats: dict[str, Any] = field(default_factory=dict)
     message: str = ""
+    host: str | None = None      # the machine that ran it, when that was a cluster's worker
 
     @property
     def total_s(self) -> float:

@@ -16,6 +16,7 @@ import sys
 import engines
 from compare.api import Interrupted, run_comparison
 from compare.cli.common import Exit, OneLineParser, positive, say
+from compare.harness.dask_executor import ClusterError
 from compare.harness.plan import RUN_SETTINGS, SettingsError, WorkersFailed
 from compare.harness.plugins import PluginError
 from compare.harness.store import StoreError
@@ -60,6 +61,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--baseline", metavar="ENGINE",
                    help="engine the speed ratios refer to (default: fastest backtracker)")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no tables")
+    p.add_argument("--executor", choices=("local", "dask"),
+                   help="where tasks run: local worker processes (default) or a Dask cluster")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="Dask scheduler to use, e.g. tcp://10.0.0.5:8786 (default: "
+                        "$DASK_SCHEDULER_ADDRESS); implies --executor dask")
+    p.add_argument("--cluster", metavar="local:N",
+                   help="start a Dask cluster of N worker processes on 127.0.0.1 for this "
+                        "run; implies --executor dask")
+    p.add_argument("--chunk", type=positive(int), metavar="N",
+                   help="tasks per Dask task (default: adaptive, about 0.5 s of work)")
     return p
 
 
@@ -71,9 +82,10 @@ def main(argv: list[str] | None = None) -> int:
         comparison = run_comparison(
             given["puzzles"], given["engines"], **_settings(given), out=args.out,
             resume=args.resume, workers=args.workers, baseline=args.baseline,
-            progress=not args.quiet, announce=not args.quiet,
+            executor=args.executor, scheduler=args.scheduler, cluster=args.cluster,
+            chunk=args.chunk, progress=not args.quiet, announce=not args.quiet,
             command="python run_compare.py " + " ".join(shlex.quote(a) for a in argv))
-    except (SettingsError, PuzzleInputError, StoreError, PluginError) as err:
+    except (SettingsError, PuzzleInputError, StoreError, PluginError, ClusterError) as err:
         say(f"error: {err}")
         return Exit.USAGE
     except Interrupted as stop:

@@ -81,11 +81,15 @@ def make_plan(given: dict, *, out: str | Path | None = None, resume: bool = Fals
     if executor is None:
         executor = LocalExecutor(workers, labels, settings["mode"], settings["limit"],
                                  formulations or ("alldiff",))
+    bind = getattr(executor, "bind", None)    # an executor made before the settings were known
+    if bind is not None:
+        bind(labels, settings["mode"], settings["limit"], formulations or ("alldiff",))
     plan = Plan(settings, stored, labels, identities, chosen, executor, folder, workers,
                 resume, {f"{API_ORIGIN}:{i + 1}": p for i, p in enumerate(objects)})
     start = getattr(executor, "start", None)
     if start is not None:
         start()                      # workers warm up while the puzzles load
+        plan.workers = getattr(executor, "workers", workers)
     try:
         plan.records, plan.skipped = _records(settings, plan.objects)
         plan.tasks = build_tasks(plan.records, labels, settings["mode"], settings["limit"],

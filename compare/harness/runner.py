@@ -80,6 +80,7 @@ def result_row(task: Task, rec: PuzzleRecord, result: Result,
         "message": result.message[:500],
         "stats": _json(stats) if stats else None,
         "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "host": result.host,
     }
 
 
