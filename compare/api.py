@@ -114,8 +114,8 @@ def run_comparison(puzzles: Iterable[str | Path | Puzzle] | None = None,
     cluster object such as ``dask_jobqueue.SLURMCluster``; ``chunk`` tasks per
     Dask task, default adaptive), or an ``Executor`` such as a ``DaskExecutor``.
     """
-    load_plugins(list(plugins) if plugins is not None and not isinstance(plugins, str)
-                 else plugins)
+    loaded = load_plugins(list(plugins) if plugins is not None and not isinstance(plugins, str)
+                          else plugins)
     names, objects = [], []
     for item in puzzles or ():
         (objects if isinstance(item, Puzzle) else names).append(str(item) if isinstance(
@@ -129,7 +129,7 @@ def run_comparison(puzzles: Iterable[str | Path | Puzzle] | None = None,
              "sample": sample, "seed": seed, "formulations": formulations}
     if executor is None or isinstance(executor, str):
         executor = executor_named(executor, scheduler=scheduler, cluster=cluster, chunk=chunk,
-                                  workers=workers)
+                                  workers=workers, plugins=",".join(loaded))
     plan = make_plan(given, out=out, resume=resume, workers=workers, baseline=baseline,
                      objects=objects, executor=executor)
     if command is None:

@@ -32,18 +32,18 @@ import os
 import time
 import uuid
 from collections import deque
-from contextlib import suppress
+from contextlib import ExitStack, suppress
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-from compare.harness.executor import Executor
+from compare.harness.executor import Executor, _main_hidden
 from compare.harness.plugins import plugin_list
 from compare.harness.tasks import Task
 from engines import Result, Status
 
 CONNECT_S = 10.0          # longest wait for a scheduler (less if Dask's connect timeout is lower)
 TARGET_CHUNK_S = 0.5      # a chunk should take about this long on a worker
-FIRST_CHUNK = 4           # tasks per chunk before any time is known
+FIRST_CHUNK = 1           # tasks per chunk before any time is known
 MAX_CHUNK = 2000
 CHUNKS_PER_THREAD = 2     # chunks in hand per worker thread: one running, one waiting
 RESUBMITS = 2             # a chunk whose workers keep dying, with no culprit found
@@ -56,7 +56,8 @@ class ClusterError(RuntimeError):
 
 
 def executor_named(name: str | None, *, scheduler: str | None = None, cluster=None,
-                   chunk: int | None = None, workers: int | None = None) -> Executor | None:
+                   chunk: int | None = None, workers: int | None = None,
+                   plugins: str | None = None) -> Executor | None:
     """The executor the settings ask for; ``None`` means the local one.
 
     ``scheduler``, ``cluster`` and ``chunk`` imply Dask. Dask with neither a
@@ -72,7 +73,8 @@ def executor_named(name: str | None, *, scheduler: str | None = None, cluster=No
         return None
     if scheduler is None and cluster is None:
         scheduler = os.environ.get("DASK_SCHEDULER_ADDRESS") or None
-    return DaskExecutor(scheduler=scheduler, cluster=cluster, chunk=chunk, workers=workers)
+    return DaskExecutor(scheduler=scheduler, cluster=cluster, chunk=chunk, workers=workers,
+                        plugins=plugins)
 
 
 def local_cluster_size(spec) -> int:
@@ -119,6 +121,7 @@ class DaskExecutor(Executor):
         self.per_task_s: float | None = None
         self._client = None
         self._own_cluster = None
+        self._hidden = ExitStack()
         self._plugin_name: str | None = None
         self._live: dict = {}
         self._threads_at = 0.0
@@ -158,6 +161,9 @@ class DaskExecutor(Executor):
             raise ClusterError("the dask executor needs the distributed package "
                                "(pip install 'csp-compare[dask]')") from None
         if self.local_workers:
+            # Worker processes (and the nannies' restarts of them) must not run the
+            # caller's script again: it stays hidden while the cluster lives.
+            self._hidden.enter_context(_main_hidden())
             # 127.0.0.1 only (scheduler, nannies, workers), and no dashboard
             self._own_cluster = distributed.LocalCluster(
                 n_workers=self.local_workers, threads_per_worker=1, processes=True,
@@ -224,6 +230,7 @@ class DaskExecutor(Executor):
         if cluster is not None:
             with suppress(Exception):
                 cluster.close()
+        self._hidden.close()
 
     # ----- the run ---------------------------------------------------------------------
     def run(self, tasks: Iterable[Task], puzzles: dict) -> Iterator[tuple[Task, Result]]:

@@ -165,7 +165,10 @@ def solve_chunk(plugin_name: str, tasks: list[Task], puzzles: dict,
         plugin.give_back(slot)
     for _, result in results:
         result.host = plugin.host
-    per_task = (times[-1] - times[0]) / (len(times) - 1) if len(times) > 1 else 0.0
+    # seconds per task: the task times, or the pace of the results when that is slower
+    per_task = sum(r.total_s for _, r in results) / max(1, len(results))
+    if len(times) > 1:
+        per_task = max(per_task, (times[-1] - times[0]) / (len(times) - 1))
     return plugin.host, results, per_task, slot.gave_up
 
 
