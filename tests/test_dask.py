@@ -34,6 +34,7 @@ PLUGINS = "tests.fake_engines,tests.cluster_engines"
 UNIQUE_4X4 = ["4..1.2..3..2.4..", "...2..344.....41", "3.4......2.4.32.", "...42..1..4..31."]
 UNSAT_4X4 = "12....3.......4."        # the top row's third cell has no value left
 EMPTY_4X4 = "." * 16                  # many solutions
+LOCAL_ONLY = ["--host", "127.0.0.1", "--no-dashboard", "--dashboard-address", "127.0.0.1:0"]
 # Timing columns and where a task ran may differ between executors; nothing else.
 SAME = ["puzzle_id", "formulation", "engine", "mode", "repeat", "status", "verified",
         "answer", "count", "nodes", "backtracks", "reason", "library", "version"]
@@ -71,6 +72,19 @@ def marked(value: str) -> list:
     return found
 
 
+def listening(procs) -> set[str]:
+    """The addresses these processes accept connections on."""
+    found = set()
+    for proc in procs:
+        try:
+            for conn in proc.net_connections(kind="inet"):
+                if conn.status == psutil.CONN_LISTEN:
+                    found.add(conn.laddr.ip)
+        except (psutil.Error, OSError):
+            pass
+    return found
+
+
 def with_kill(proc) -> None:
     try:
         proc.kill()
@@ -101,14 +115,13 @@ class Cluster:
         self.address = f"tcp://127.0.0.1:{free_port()}"
         common = dict(cwd=tmp, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         bin_dir = Path(sys.executable).parent
-        self.procs = [subprocess.Popen(
-            [str(bin_dir / "dask"), "scheduler", "--host", "127.0.0.1",
-             "--port", self.address.rsplit(":", 1)[1], "--no-dashboard"], **common)]
+        port = self.address.rsplit(":", 1)[1]
+        self.procs = [subprocess.Popen([str(bin_dir / "dask"), "scheduler", "--port", port,
+                                        *LOCAL_ONLY], **common)]
         for _ in range(2):
             self.procs.append(subprocess.Popen(
-                [str(bin_dir / "dask"), "worker", self.address, "--host", "127.0.0.1",
-                 "--nthreads", "1", "--no-dashboard", "--local-directory", str(tmp)],
-                **common))
+                [str(bin_dir / "dask"), "worker", self.address, "--nthreads", "1",
+                 "--local-directory", str(tmp), *LOCAL_ONLY], **common))
         self.client = distributed.Client(self.address, timeout=30, set_as_default=False)
         self.client.wait_for_workers(2, timeout=60)
 
@@ -134,6 +147,7 @@ def cluster(tmp_path, mark):
     env = env_for(mark, FAKE_HOMEBODY_AWAY="1")
     started = Cluster(tmp_path, env)
     yield started
+    assert listening(marked(mark)) == {"127.0.0.1"}
     started.stop()
 
 
@@ -164,6 +178,16 @@ def test_a_local_cluster_gives_the_local_executors_answers(tmp_path, mark, monke
     assert set(theirs.loc[theirs["puzzle_id"] == "mixed:3", "count"].dropna()) == {2}
     assert theirs["host"].eq(socket.gethostname()).all() and ours["host"].isna().all()
     assert local.ok and dask.ok
+
+
+def test_a_local_cluster_listens_on_127_0_0_1_only(mark):
+    executor = DaskExecutor(["fake"], cluster="local:2", plugins=PLUGINS)
+    executor.start()
+    try:
+        assert executor.workers == 2
+        assert listening([psutil.Process(), *marked(mark)]) == {"127.0.0.1"}
+    finally:
+        executor.close()
 
 
 def test_a_worker_killed_mid_run_loses_and_doubles_nothing(tmp_path, cluster, mark):

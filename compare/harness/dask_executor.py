@@ -164,10 +164,12 @@ class DaskExecutor(Executor):
             # Worker processes (and the nannies' restarts of them) must not run the
             # caller's script again: it stays hidden while the cluster lives.
             self._hidden.enter_context(_main_hidden())
-            # 127.0.0.1 only (scheduler, nannies, workers), and no dashboard
+            # 127.0.0.1 only (scheduler, nannies, workers), and no dashboard; the
+            # scheduler's small HTTP server (health, metrics) on a free local port
             self._own_cluster = distributed.LocalCluster(
                 n_workers=self.local_workers, threads_per_worker=1, processes=True,
-                host="127.0.0.1", dashboard_address=None)
+                host="127.0.0.1", dashboard_address=None,
+                scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
             self._client = distributed.Client(self._own_cluster, set_as_default=False)
             return
         if self.cluster is not None:
