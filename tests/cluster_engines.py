@@ -1,7 +1,7 @@
 """Test-only engines for the Dask executor's fault paths, registered on import.
 
-* ``fake-homebody`` : ``fake``, but not installed where ``FAKE_HOMEBODY_AWAY``
-  is set (so a test can start Dask workers that lack it);
+* ``fake-homebody`` : ``fake``, but installed only in a process nothing else
+  started: the client has it, no worker does;
 * ``fake-regicide`` : ``fake``, except on an empty grid, where it kills the
   Dask worker that runs it: its solver process's grandparent (the solver's
   parent is the worker's forkserver). It does so only where
@@ -9,6 +9,7 @@
 """
 from __future__ import annotations
 
+import multiprocessing
 import os
 import signal
 
@@ -23,7 +24,7 @@ class HomebodyEngine(FakeEngine):
 
     @classmethod
     def available(cls) -> bool:
-        return not os.environ.get("FAKE_HOMEBODY_AWAY")
+        return multiprocessing.parent_process() is None
 
 
 class RegicideEngine(FakeEngine):

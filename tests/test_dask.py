@@ -111,7 +111,7 @@ def cli(*args, env, timeout=120, **popen) -> subprocess.CompletedProcess:
 class Cluster:
     """``dask scheduler`` and two ``dask worker`` processes, as a user would start them."""
 
-    def __init__(self, tmp: Path, env: dict):
+    def __init__(self, tmp: Path, env: dict, nanny: bool):
         self.address = f"tcp://127.0.0.1:{free_port()}"
         common = dict(cwd=tmp, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         bin_dir = Path(sys.executable).parent
@@ -121,7 +121,8 @@ class Cluster:
         for _ in range(2):
             self.procs.append(subprocess.Popen(
                 [str(bin_dir / "dask"), "worker", self.address, "--nthreads", "1",
-                 "--local-directory", str(tmp), *LOCAL_ONLY], **common))
+                 "--nanny" if nanny else "--no-nanny", "--local-directory", str(tmp),
+                 *LOCAL_ONLY], **common))
         self.client = distributed.Client(self.address, timeout=30, set_as_default=False)
         self.client.wait_for_workers(2, timeout=60)
 
@@ -143,9 +144,12 @@ class Cluster:
 
 
 @pytest.fixture
-def cluster(tmp_path, mark):
-    env = env_for(mark, FAKE_HOMEBODY_AWAY="1")
-    started = Cluster(tmp_path, env)
+def cluster(tmp_path, mark, request):
+    """Workers that know no plugin of their own: the run brings its plugins to them.
+    Without a nanny (fewer processes to start) unless the test kills workers."""
+    env = env_for(mark, FAKE_REGICIDE_ARMED="1")
+    env.pop("COMPARE_PLUGINS")
+    started = Cluster(tmp_path, env, nanny=getattr(request, "param", False))
     yield started
     assert listening(marked(mark)) == {"127.0.0.1"}
     started.stop()
@@ -162,17 +166,23 @@ def rows(db: Path) -> list[tuple]:
 
 # ----- tests --------------------------------------------------------------------------------------
 def test_a_local_cluster_gives_the_local_executors_answers(tmp_path, mark, monkeypatch):
+    """On 127.0.0.1 only; a 9x9 solved, a 4x4 unsatisfiable, another with many solutions,
+    each also timed out and crashed."""
     monkeypatch.setenv("COMPARE_PLUGINS", PLUGINS)
     puzzles = tmp_path / "mixed.txt"
-    puzzles.write_text("\n".join([UNIQUE_4X4[0], UNSAT_4X4, EMPTY_4X4]) + "\n")
+    puzzles.write_text("\n".join([BOJ.read_text().strip().replace("\n", ""), UNSAT_4X4,
+                                  EMPTY_4X4]) + "\n")
     settings = dict(engines=["fake", "backtracking", "fake-sleep", "fake-crash"], mode="count",
                     timeout=0.1, workers=2, plugins=PLUGINS)
-    local = run_comparison([puzzles, BOJ], out=tmp_path / "local", **settings)
-    dask = run_comparison([puzzles, BOJ], out=tmp_path / "dask", executor="dask",
-                          cluster="local:2", **settings)
+    local = run_comparison([puzzles], out=tmp_path / "local", **settings)
+    executor = DaskExecutor(settings["engines"], "count", cluster="local:2", plugins=PLUGINS)
+    executor.start()
+    assert executor.workers == 2
+    assert listening([psutil.Process(), *marked(mark)]) == {"127.0.0.1"}
+    dask = run_comparison([puzzles], out=tmp_path / "dask", executor=executor, **settings)
     ours, theirs = [c.results.sort_values(["puzzle_id", "engine"]).reset_index(drop=True)
                     for c in (local, dask)]
-    assert len(ours) == 4 * 4
+    assert len(ours) == 3 * 4
     pd.testing.assert_frame_equal(ours[SAME], theirs[SAME])
     assert set(theirs["status"]) == {"solved", "unsatisfiable", "timeout", "crashed"}
     assert set(theirs.loc[theirs["puzzle_id"] == "mixed:3", "count"].dropna()) == {2}
@@ -180,16 +190,7 @@ def test_a_local_cluster_gives_the_local_executors_answers(tmp_path, mark, monke
     assert local.ok and dask.ok
 
 
-def test_a_local_cluster_listens_on_127_0_0_1_only(mark):
-    executor = DaskExecutor(["fake"], cluster="local:2", plugins=PLUGINS)
-    executor.start()
-    try:
-        assert executor.workers == 2
-        assert listening([psutil.Process(), *marked(mark)]) == {"127.0.0.1"}
-    finally:
-        executor.close()
-
-
+@pytest.mark.parametrize("cluster", [True], indirect=True)     # a nanny restarts the worker
 def test_a_worker_killed_mid_run_loses_and_doubles_nothing(tmp_path, cluster, mark):
     puzzles = tmp_path / "four.txt"
     puzzles.write_text("\n".join(UNIQUE_4X4) + "\n")
@@ -235,10 +236,10 @@ def test_a_killed_client_resumes_without_losing_or_doubling(tmp_path, cluster, m
     assert before <= set(after)
 
 
-def test_workers_lacking_an_engine_are_named_in_one_line(tmp_path, cluster, mark):
+def test_workers_lacking_an_engine_are_named_in_one_line(tmp_path, mark):
     out = tmp_path / "never"
-    proc = cli("--puzzles", BOJ, "--engines", "fake,fake-homebody", "--scheduler",
-               cluster.address, "--out", out, env=env_for(mark))
+    proc = cli("--puzzles", BOJ, "--engines", "fake,fake-homebody", "--cluster", "local:2",
+               "--out", out, env=env_for(mark))
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
     assert "lacks engine fake-homebody" in proc.stderr
@@ -257,11 +258,23 @@ def test_an_unreachable_scheduler_is_one_line_and_exit_2(tmp_path, mark):
     assert not out.exists()
 
 
-def test_a_task_that_kills_two_workers_is_crashed_once(tmp_path, mark, monkeypatch):
+def test_a_task_that_kills_two_workers_is_crashed_on_a_local_cluster(tmp_path, mark,
+                                                                      monkeypatch):
+    """Its scheduler reruns nothing: the client resubmits lost chunks itself."""
     monkeypatch.setenv("FAKE_REGICIDE_ARMED", "1")
+    two_deaths_then_crashed(tmp_path, DaskExecutor(cluster="local:2", chunk=4, plugins=PLUGINS))
+
+
+@pytest.mark.parametrize("cluster", [True], indirect=True)     # nannies restart the workers
+def test_a_task_that_kills_two_workers_is_crashed_on_a_running_cluster(tmp_path, cluster):
+    """Its scheduler reruns lost chunks itself (Dask's default)."""
+    two_deaths_then_crashed(tmp_path, DaskExecutor(scheduler=cluster.address, chunk=4,
+                                                   plugins=PLUGINS))
+
+
+def two_deaths_then_crashed(tmp_path, executor) -> None:
     puzzles = tmp_path / "deadly.txt"
     puzzles.write_text("\n".join(UNIQUE_4X4[:3] + [EMPTY_4X4]) + "\n")
-    executor = DaskExecutor(cluster="local:2", chunk=4, plugins=PLUGINS)
     comparison = run_comparison([puzzles], ["fake", "fake-regicide"], executor=executor,
                                 out=tmp_path / "run", plugins=PLUGINS)
     frame = comparison.results.set_index(["puzzle_id", "engine"])

@@ -14,7 +14,7 @@ host.
   every Dask worker thread one persistent, warmed-up solver process
   (``dask_worker``), killed and replaced when a task overruns.
 * **Chunks**: a Dask task is a chunk of tasks, sized so that a chunk takes
-  about ``TARGET_CHUNK_S`` (``chunk=N`` fixes it), so scheduling costs stay
+  about ``TARGET_CHUNK_S``, less near the end (``chunk=N`` fixes it), so scheduling costs stay
   small next to millisecond puzzles. Each worker thread has
   ``CHUNKS_PER_THREAD`` chunks in hand, so it never waits for this process,
   and results come back as each chunk finishes.
@@ -42,9 +42,10 @@ from compare.harness.tasks import Task
 from engines import Result, Status
 
 CONNECT_S = 10.0          # longest wait for a scheduler (less if Dask's connect timeout is lower)
-TARGET_CHUNK_S = 0.5      # a chunk should take about this long on a worker
+TARGET_CHUNK_S = 1.0      # a chunk should take about this long on a worker
+TAIL_CHUNK_S = 0.25       # but near the end of a run, no less than this
 FIRST_CHUNK = 1           # tasks per chunk before any time is known
-MAX_CHUNK = 2000
+MAX_CHUNK = 5000
 CHUNKS_PER_THREAD = 2     # chunks in hand per worker thread: one running, one waiting
 RESUBMITS = 2             # a chunk whose workers keep dying, with no culprit found
 PLUGIN_PREFIX = "csp-compare-solvers-"
@@ -127,6 +128,7 @@ class DaskExecutor(Executor):
         self._threads_at = 0.0
         self._token = uuid.uuid4().hex[:10]
         self._submitted = 0
+        self._track_tries = True
 
     def describe(self) -> str:
         if self.local_workers:
@@ -165,11 +167,13 @@ class DaskExecutor(Executor):
             # caller's script again: it stays hidden while the cluster lives.
             self._hidden.enter_context(_main_hidden())
             # 127.0.0.1 only (scheduler, nannies, workers), and no dashboard; the
-            # scheduler's small HTTP server (health, metrics) on a free local port
+            # scheduler's small HTTP server (health, metrics) on a free local port.
+            # The scheduler shares this busy process, so workers should not wait
+            # on it: it reruns no chunk, this process resubmits lost ones.
             self._own_cluster = distributed.LocalCluster(
                 n_workers=self.local_workers, threads_per_worker=1, processes=True,
                 host="127.0.0.1", dashboard_address=None,
-                scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+                scheduler_kwargs={"dashboard_address": "127.0.0.1:0", "allowed_failures": 0})
             self._client = distributed.Client(self._own_cluster, set_as_default=False)
             return
         if self.cluster is not None:
@@ -190,13 +194,18 @@ class DaskExecutor(Executor):
         self._drop_stale_plugins()
         name = PLUGIN_PREFIX + client.id
         plugin = dask_worker.SolverPlugin(self.engines, *self.warm, self.plugins)
-        try:
-            client.register_plugin(plugin, name=name)
-        except dask_worker.WorkerUnfit as err:
-            client.unregister_worker_plugin(name)
-            raise ClusterError(str(err)) from None
+        client.register_plugin(plugin, name=name)
         self._plugin_name = name
+        problems = sorted({p for p in client.run(dask_worker.problem_of, name).values() if p})
+        if problems:
+            more = f" (and {len(problems) - 1} more problems)" if len(problems) > 1 else ""
+            raise ClusterError(problems[0] + more)
         self.workers = max(1, self._threads(refresh=True))
+        try:
+            retries = client.run_on_scheduler(lambda dask_scheduler: dask_scheduler.allowed_failures)
+        except Exception:
+            retries = 1
+        self._track_tries = retries != 0     # the scheduler reruns lost chunks itself
 
     def _drop_stale_plugins(self) -> None:
         """Solver processes a killed client left on the workers go now."""
@@ -277,7 +286,7 @@ class DaskExecutor(Executor):
         self._submitted += 1
         future = self._client.submit(
             dask_worker.solve_chunk, self._plugin_name, chunk.tasks, needed, chunk.careful,
-            key=f"csp-chunk-{self._token}-{self._submitted}", pure=False)
+            self._track_tries, key=f"csp-chunk-{self._token}-{self._submitted}", pure=False)
         self._live[future] = chunk
         arrived.add(future)
 
@@ -286,10 +295,11 @@ class DaskExecutor(Executor):
             return self.chunk
         if self.per_task_s is None:
             return FIRST_CHUNK
-        size = int(TARGET_CHUNK_S / max(self.per_task_s, 1e-6))
+        per_task = max(self.per_task_s, 1e-6)
         # near the end, smaller chunks so every worker finishes at about the same time
         share = math.ceil(remaining / (CHUNKS_PER_THREAD * self._threads()))
-        return max(1, min(size, share, MAX_CHUNK))
+        size = min(int(TARGET_CHUNK_S / per_task), max(share, int(TAIL_CHUNK_S / per_task)))
+        return max(1, min(size, MAX_CHUNK))
 
     def _learn(self, per_task: float) -> None:
         if per_task > 0:

@@ -9,13 +9,14 @@ task (``solve_chunk``) hands a chunk of tasks to one of them and waits with
 the deadline, in a worker thread, so the Dask worker itself is never
 blocked.
 
-A worker that dies mid-chunk (node lost, OOM killer) makes Dask run the
-chunk again elsewhere. That second attempt goes "carefully": one task at a
-time, each noted in the scheduler's metadata under the chunk's key before it
-starts, so if that worker dies too, the task that was running is known. The
-next attempt records it ``crashed`` (it killed two workers in a row) and
-carries on with the rest. The metadata is Dask's own
-(``Client.set_metadata``), and goes when the chunk's key is forgotten.
+A chunk whose worker dies (node lost, OOM killer) runs again elsewhere: Dask
+reruns it, or, where the scheduler allows no rerun, the client resubmits it.
+That second try goes "carefully": one task at a time, each noted in the
+scheduler's metadata under the chunk's key before it starts, so if that
+worker dies too, the task that was running is known. The next try records
+it ``crashed`` (it killed two workers in a row) and carries on with the
+rest. The metadata is Dask's own (``Client.set_metadata``), and goes when
+the chunk's key is forgotten.
 
 This module needs ``distributed`` (the "dask" extra); ``dask_executor``
 imports it only when a run uses Dask.
@@ -86,10 +87,10 @@ class SolverPlugin(WorkerPlugin):
         self._free = None           # made on the worker (a lock does not travel)
 
     async def setup(self, worker) -> None:
-        # starting processes takes a moment: not on the worker's event loop
+        # starting processes takes a moment: not on the worker's event loop. A
+        # problem is kept, not raised: the client asks for it (``problem_of``)
+        # and says it in one line, where a raise would log a traceback here.
         await asyncio.get_running_loop().run_in_executor(None, self._setup, worker.state.nthreads)
-        if self.problem:
-            raise WorkerUnfit(self.problem)
 
     def _setup(self, threads: int) -> None:
         self.host = socket.gethostname()
@@ -134,8 +135,16 @@ class SolverPlugin(WorkerPlugin):
             slot.shutdown()
 
 
-def solve_chunk(plugin_name: str, tasks: list[Task], puzzles: dict,
-                careful: bool = False) -> tuple[str, list[tuple[int, Result]], float, str | None]:
+def problem_of(plugin_name: str, dask_worker=None) -> str | None:
+    """Why this worker cannot run the comparison, if it cannot (``Client.run`` calls it)."""
+    plugin = dask_worker.plugins.get(plugin_name)
+    if plugin is None:
+        return f"Dask worker on {socket.gethostname()} did not set up the comparison's plugin"
+    return plugin.problem
+
+
+def solve_chunk(plugin_name: str, tasks: list[Task], puzzles: dict, careful: bool = False,
+                track_tries: bool = True) -> tuple[str, list[tuple[int, Result]], float, str | None]:
     """Solve a chunk with one of this worker's solver processes; a Dask task.
 
     Returns the host name, ``(tid, result)`` pairs, the seconds per task once
@@ -148,7 +157,7 @@ def solve_chunk(plugin_name: str, tasks: list[Task], puzzles: dict,
         raise WorkerUnfit(plugin.problem if plugin is not None and plugin.problem else
                           f"Dask worker on {socket.gethostname()} has no solver processes "
                           "for this run")
-    attempt = _Attempt(worker.get_current_task(), careful)
+    attempt = _Attempt(worker.get_current_task(), careful, track_tries)
     results = [(t.tid, Result(t.engine, "", "", t.mode, Status.CRASHED,
                               message="two Dask workers died in a row while it ran"))
                for t in tasks if t.tid in attempt.crashed]
@@ -187,11 +196,17 @@ class _Attempt:
     """This run of a chunk: which try it is, and what the tries before it left.
 
     The record lives in the scheduler's metadata under the chunk's key, so it
-    survives the worker that wrote it.
+    survives the worker that wrote it. Where the scheduler reruns nothing
+    (``allowed-failures`` 0, as on a local cluster) the client hears of every
+    lost chunk itself and resubmits it careful: a first try then keeps no record.
     """
 
-    def __init__(self, key, careful: bool):
+    def __init__(self, key, careful: bool, track_tries: bool):
         self.key = key
+        self.careful = careful
+        self.crashed: set[int] = set()
+        if not (careful or track_tries):
+            return
         self.client = get_client()
         state = self.client.get_metadata([key], None) or {}
         tries = state.get("tries", 0)
