@@ -259,11 +259,10 @@ class DaskExecutor(Executor):
         pending, done = deque(tasks), set()
         arrived = as_completed(loop=self._client.loop, with_results=True, raise_errors=False)
         while pending or self._live:
-            while pending and len(self._live) < CHUNKS_PER_THREAD * self._threads():
-                size = min(self._chunk_size(len(pending)), len(pending))
-                self._submit(_Chunk([pending.popleft() for _ in range(size)]), puzzles, arrived)
+            self._top_up(pending, puzzles, arrived)
             future, outcome = next(arrived)
             chunk = self._live.pop(future)
+            self._top_up(pending, puzzles, arrived)    # workers stay fed while results are judged
             if future.status == "finished":
                 _, results, per_task, gave_up = outcome
                 self._learn(per_task)
@@ -279,6 +278,11 @@ class DaskExecutor(Executor):
                 if tid not in done:
                     done.add(tid)
                     yield by_tid[tid], result
+
+    def _top_up(self, pending: deque, puzzles: dict, arrived) -> None:
+        while pending and len(self._live) < CHUNKS_PER_THREAD * self._threads():
+            size = min(self._chunk_size(len(pending)), len(pending))
+            self._submit(_Chunk([pending.popleft() for _ in range(size)]), puzzles, arrived)
 
     def _submit(self, chunk: _Chunk, puzzles: dict, arrived) -> None:
         from compare.harness import dask_worker
