@@ -229,11 +229,18 @@ def test_a_killed_client_resumes_without_losing_or_doubling(tmp_path, cluster, m
     client.wait()
     before = set(rows(out / "results.sqlite"))
     assert 8 <= len(before) < 60
+    assert plugins_on(cluster), "the killed client's solver processes are still there"
     resumed = cli(*args, "--resume", env=env_for(mark))
     assert resumed.returncode == 0, resumed.stderr
     after = rows(out / "results.sqlite")
     assert len(after) == 60 and len({r[:3] for r in after}) == 60
     assert before <= set(after)
+    assert not plugins_on(cluster)       # the resumed run removed them, then its own
+
+
+def plugins_on(cluster) -> list[str]:
+    return [name for name in cluster.client.run_on_scheduler(
+        lambda dask_scheduler: list(dask_scheduler.worker_plugins)) if "csp-compare" in name]
 
 
 def test_workers_lacking_an_engine_are_named_in_one_line(tmp_path, mark):
