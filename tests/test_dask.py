@@ -156,6 +156,19 @@ def cluster(tmp_path, mark, request):
 
 
 # ----- puzzles and results ------------------------------------------------------------------
+def started_and_storing(puzzles: Path, args: list, env: dict, **popen) -> subprocess.Popen:
+    """A client running 60 tasks of 0.05 s, once 8 of them are in its store."""
+    out = Path(args[args.index("--out") + 1])
+    client = subprocess.Popen(
+        [sys.executable, "run_compare.py", "--puzzles", str(puzzles), "--engines",
+         "fake-nap:nap=0.05", "--repeat", "15", "--quiet", *map(str, args)],
+        cwd=REPO, env=env, **popen)
+    deadline = time.monotonic() + 60
+    while len(rows(out / "results.sqlite")) < 8 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return client
+
+
 def rows(db: Path) -> list[tuple]:
     try:
         with sqlite3.connect(db) as con:
@@ -195,14 +208,9 @@ def test_a_worker_killed_mid_run_loses_and_doubles_nothing(tmp_path, cluster, ma
     puzzles = tmp_path / "four.txt"
     puzzles.write_text("\n".join(UNIQUE_4X4) + "\n")
     out = tmp_path / "run"
-    client = subprocess.Popen(
-        [sys.executable, "run_compare.py", "--puzzles", str(puzzles), "--engines",
-         "fake-nap:nap=0.05", "--repeat", "15", "--scheduler", cluster.address,
-         "--out", str(out), "--quiet"],
-        cwd=REPO, env=env_for(mark), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
-    while len(rows(out / "results.sqlite")) < 8 and time.monotonic() < deadline:
-        time.sleep(0.05)
+    client = started_and_storing(puzzles, ["--scheduler", cluster.address, "--out", out],
+                                 env_for(mark), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 text=True)
     assert len(rows(out / "results.sqlite")) < 60, "the run ended before the kill"
     os.kill(cluster.worker_pids()[0], signal.SIGKILL)
     _, err = client.communicate(timeout=90)
@@ -216,21 +224,15 @@ def test_a_killed_client_resumes_without_losing_or_doubling(tmp_path, cluster, m
     puzzles = tmp_path / "four.txt"
     puzzles.write_text("\n".join(UNIQUE_4X4) + "\n")
     out = tmp_path / "run"
-    args = ["--scheduler", cluster.address, "--out", out, "--quiet"]
-    client = subprocess.Popen(
-        [sys.executable, "run_compare.py", "--puzzles", str(puzzles), "--engines",
-         "fake-nap:nap=0.05", "--repeat", "15", *map(str, args)],
-        cwd=REPO, env=env_for(mark), start_new_session=True,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while len(rows(out / "results.sqlite")) < 8 and time.monotonic() < deadline:
-        time.sleep(0.05)
+    args = ["--scheduler", cluster.address, "--out", out]
+    client = started_and_storing(puzzles, args, env_for(mark), start_new_session=True,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     os.killpg(client.pid, signal.SIGKILL)
     client.wait()
     before = set(rows(out / "results.sqlite"))
     assert 8 <= len(before) < 60
     assert plugins_on(cluster), "the killed client's solver processes are still there"
-    resumed = cli(*args, "--resume", env=env_for(mark))
+    resumed = cli(*args, "--resume", "--quiet", env=env_for(mark))
     assert resumed.returncode == 0, resumed.stderr
     after = rows(out / "results.sqlite")
     assert len(after) == 60 and len({r[:3] for r in after}) == 60
