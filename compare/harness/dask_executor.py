@@ -49,6 +49,17 @@ MAX_CHUNK = 5000
 CHUNKS_PER_THREAD = 2     # chunks in hand per worker thread: one running, one waiting
 RESUBMITS = 2             # a chunk whose workers keep dying, with no culprit found
 PLUGIN_PREFIX = "csp-compare-solvers-"
+# Housekeeping a local cluster can do without: it serves no dashboard, and the
+# scheduler and nannies share this process, which checks every answer. Measured
+# idle cost on 2 cores: 0.044 s of CPU per second here and 0.035 per worker with
+# Dask's defaults, 0.009 and 0.004 with these.
+QUIET_CLUSTER = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.scheduler.work-stealing": False,
+    "distributed.admin.tick.interval": "500ms",
+    "distributed.admin.system-monitor.interval": "2s",
+    "distributed.worker.memory.monitor-interval": "1s",
+}
 LOCAL = "local:"
 
 
@@ -170,10 +181,11 @@ class DaskExecutor(Executor):
             # scheduler's small HTTP server (health, metrics) on a free local port.
             # The scheduler shares this busy process, so workers should not wait
             # on it: it reruns no chunk, this process resubmits lost ones.
-            self._own_cluster = distributed.LocalCluster(
-                n_workers=self.local_workers, threads_per_worker=1, processes=True,
-                host="127.0.0.1", dashboard_address=None,
-                scheduler_kwargs={"dashboard_address": "127.0.0.1:0", "allowed_failures": 0})
+            with dask.config.set(QUIET_CLUSTER):
+                self._own_cluster = distributed.LocalCluster(
+                    n_workers=self.local_workers, threads_per_worker=1, processes=True,
+                    host="127.0.0.1", dashboard_address=None,
+                    scheduler_kwargs={"dashboard_address": "127.0.0.1:0", "allowed_failures": 0})
             self._client = distributed.Client(self._own_cluster, set_as_default=False)
             return
         if self.cluster is not None:
