@@ -93,6 +93,10 @@ def compare_executors(folder: Path, sample: int, workers: int, repeat: int) -> l
                 runs.setdefault(label, []).append(
                     timed(f"{label.replace(' ', '-').replace(':', '')}-{i}", folder, [EASY],
                           **common, **extra))
+    for label, found in runs.items():
+        print(f"{label}: wall / first result / after it, s: "
+              + ", ".join(f"{r['wall_s']:.2f}/{r['first_s']:.2f}/{r['after_first_s']:.2f}"
+                          for r in found))
     return [median(label, found) for label, found in runs.items()]
 
 

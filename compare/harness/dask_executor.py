@@ -14,13 +14,15 @@ host.
   every Dask worker thread one persistent, warmed-up solver process
   (``dask_worker``), killed and replaced when a task overruns.
 * **Chunks**: a Dask task is a chunk of tasks, sized so that a chunk takes
-  about ``TARGET_CHUNK_S``, less near the end (``chunk=N`` fixes it), so scheduling costs stay
-  small next to millisecond puzzles. Each worker thread has
-  ``CHUNKS_PER_THREAD`` chunks in hand, so it never waits for this process,
-  and results come back as each chunk finishes.
-* **Faults**: Dask reruns the chunks of a worker that dies; a task that
-  kills two workers in a row is recorded ``crashed`` (see ``dask_worker``).
-  Every task is yielded once, whatever ran twice.
+  about ``TARGET_CHUNK_S`` (less near the end; ``chunk=N`` fixes the size),
+  so scheduling costs stay small next to millisecond puzzles. Each worker
+  thread has ``CHUNKS_PER_THREAD`` chunks in hand, so it never waits for this
+  process, and results come back as each chunk finishes.
+* **Faults**: the chunks of a worker that dies run again elsewhere (rerun by
+  the scheduler, or resubmitted from here where the scheduler reruns
+  nothing, as a local cluster's does); a task that kills two workers in a
+  row is recorded ``crashed`` (see ``dask_worker``). Every task is yielded
+  once, whatever ran twice.
 
 ``distributed`` is an optional dependency (the "dask" extra): it is imported
 when a Dask run starts, never by a local run.
@@ -140,11 +142,6 @@ class DaskExecutor(Executor):
         self._token = uuid.uuid4().hex[:10]
         self._submitted = 0
         self._track_tries = True
-
-    def describe(self) -> str:
-        if self.local_workers:
-            return f"dask, local cluster of {self.local_workers} workers"
-        return f"dask, scheduler {self.scheduler or self.cluster}"
 
     def bind(self, engines: list[str], mode: str, limit: int, formulations: Iterable[str]) -> None:
         """The run's engines and warm-up settings, for an executor made without them."""
