@@ -23,6 +23,7 @@ distributed = pytest.importorskip("distributed")
 psutil = pytest.importorskip("psutil")
 
 from compare import run_comparison  # noqa: E402
+from compare.cli.run import main as run_main  # noqa: E402
 from compare.harness.dask_executor import DaskExecutor  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -291,3 +292,18 @@ def two_deaths_then_crashed(tmp_path, executor) -> None:
     assert frame.loc[("deadly:4", "fake-regicide"), "status"] == "crashed"
     assert "two Dask workers died" in frame.loc[("deadly:4", "fake-regicide"), "message"]
     assert (frame.drop(("deadly:4", "fake-regicide"))["status"] == "solved").all()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--cluster", "local:0"], "expected local:N"),
+    (["--cluster", "remote"], "expected local:N"),
+    (["--executor", "local", "--scheduler", "tcp://127.0.0.1:1"], "go with --executor dask"),
+    (["--scheduler", "tcp://127.0.0.1:1", "--cluster", "local:2"], "not both"),
+])
+def test_bad_cluster_settings_exit_2_and_start_nothing(args, message, tmp_path, capsys, mark):
+    out = tmp_path / "never"
+    assert run_main(["--puzzles", str(BOJ), "--engines", "backtracking", *args,
+                     "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+    assert not out.exists()
