@@ -29,6 +29,7 @@ when a Dask run starts, never by a local run.
 """
 from __future__ import annotations
 
+import logging
 import math
 import os
 import time
@@ -176,12 +177,14 @@ class DaskExecutor(Executor):
             self._hidden.enter_context(_main_hidden())
             # 127.0.0.1 only (scheduler, nannies, workers), and no dashboard; the
             # scheduler's small HTTP server (health, metrics) on a free local port.
+            # Its warnings (a cancelled chunk on Ctrl-C, a restarted worker) are
+            # the run's own business: errors only.
             # The scheduler shares this busy process, so workers should not wait
             # on it: it reruns no chunk, this process resubmits lost ones.
             with dask.config.set(QUIET_CLUSTER):
                 self._own_cluster = distributed.LocalCluster(
                     n_workers=self.local_workers, threads_per_worker=1, processes=True,
-                    host="127.0.0.1", dashboard_address=None,
+                    host="127.0.0.1", dashboard_address=None, silence_logs=logging.ERROR,
                     scheduler_kwargs={"dashboard_address": "127.0.0.1:0", "allowed_failures": 0})
             self._client = distributed.Client(self._own_cluster, set_as_default=False)
             return
