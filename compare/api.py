@@ -25,13 +25,15 @@ from compare.harness.executor import Executor
 from compare.harness.plan import SettingsError, WorkersFailed, make_plan, run_plan
 from compare.harness.plugins import PluginError, load_plugins
 from compare.harness.store import Store
-from compare.judge.verdict import findings
+from compare.judge.verdict import failures, findings
 from compare.reporting import summary
 from compare.reporting.report import Report, build_report
+from compare.reporting.runs import RunDiff
+from compare.reporting.runs import compare_runs as _compare_runs
 from puzzles.base import Puzzle
 
-__all__ = ["ClusterError", "Comparison", "PluginError", "SettingsError", "WorkersFailed",
-           "open_comparison", "run_comparison"]
+__all__ = ["ClusterError", "Comparison", "PluginError", "RunDiff", "SettingsError",
+           "WorkersFailed", "compare_runs", "open_comparison", "run_comparison"]
 
 
 @dataclass
@@ -39,6 +41,7 @@ class Comparison:
     """A run's output folder, read back as tables; the store is the truth."""
     folder: Path
     baseline: str | None = None
+    shift_ms: float = 1.0        # the paired ratios' shift (``--shift-ms``)
 
     @cached_property
     def results(self):
@@ -58,8 +61,10 @@ class Comparison:
 
     @cached_property
     def tasks(self):
-        """One row per task, repeats folded into medians."""
-        return summary.per_task(self.results)
+        """One row per task, repeats folded into medians, over the puzzle runs every
+        engine finished (all of them, unless the run was cut short)."""
+        return summary.per_task(summary.common_runs(self.results, self.config.get("repeat"),
+                                                    len(self.config.get("engines_run", []))))
 
     @property
     def chosen_baseline(self) -> str | None:
@@ -67,11 +72,13 @@ class Comparison:
 
     @property
     def by_engine(self):
-        return summary.engine_table(self.tasks, self.chosen_baseline)
+        return summary.engine_table(self.tasks, self.chosen_baseline,
+                                    shift_s=self.shift_ms / 1000)
 
     @property
     def by_source(self):
-        return summary.engine_table(self.tasks, self.chosen_baseline, by=["source"])
+        return summary.engine_table(self.tasks, self.chosen_baseline, by=["source"],
+                                    shift_s=self.shift_ms / 1000)
 
     @property
     def problems(self) -> list:
@@ -79,12 +86,17 @@ class Comparison:
         return findings(self.results, self.puzzles, self.config.get("plugin_env"))
 
     @property
+    def failures(self) -> list:
+        """Tasks that errored, crashed or ran out of memory, per engine and status."""
+        return failures(self.results)
+
+    @property
     def ok(self) -> bool:
         return not self.problems
 
     def write_report(self, quiet: bool = True) -> Report:
-        """summary.md, results.csv (and .parquet) and the plots, in ``folder``."""
-        return build_report(self.folder, self.baseline, quiet)
+        """summary.md, results.csv (and .parquet), meta.json and the plots, in ``folder``."""
+        return build_report(self.folder, self.baseline, quiet, self.shift_ms / 1000)
 
 
 def run_comparison(puzzles: Iterable[str | Path | Puzzle] | None = None,
@@ -147,6 +159,14 @@ class Interrupted(KeyboardInterrupt):
     def __init__(self, folder: Path | None):
         super().__init__(folder)
         self.folder = folder
+
+
+def compare_runs(a: str | Path, b: str | Path, shift_ms: float = 1.0) -> RunDiff:
+    """Run B against run A (two output folders), per engine, as ``report --compare``."""
+    for folder in (a, b):
+        if not Store.exists(folder):
+            raise SettingsError(f"{folder}: no results file there")
+    return _compare_runs(a, b, shift_ms / 1000)
 
 
 def open_comparison(folder: str | Path, baseline: str | None = None) -> Comparison:

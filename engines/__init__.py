@@ -17,6 +17,7 @@ _REGISTRY: dict[str, str] = {
     "backtracking": "engines.backtracking:BacktrackingEngine",
     "python-constraint": "engines.python_constraint:PythonConstraintEngine",
     "cpsat": "engines.cpsat:CpSatEngine",
+    "cpmpy": "engines.cpmpy_engine:CpmpyEngine",
 }
 
 
@@ -80,7 +81,8 @@ def solution_counter(spec: str):
 
 
 def installed() -> dict[str, dict]:
-    """Every registered engine: whether it is usable here, its version and modes."""
+    """Every registered engine: whether it is usable here, its version and modes,
+    plus what the engine adds of its own (``Engine.details``, e.g. CPMpy's backends)."""
     table = {}
     for name in names():
         try:
@@ -89,6 +91,8 @@ def installed() -> dict[str, dict]:
             table[name] = {"available": ok, "version": cls.version() if ok else "",
                            "modes": sorted(cls.modes),
                            "constraints": sorted(k.__name__ for k in cls.constraint_kinds)}
+            for key, value in (cls.details() if ok else {}).items():
+                table[name].setdefault(key, value)
         except ImportError as exc:
             table[name] = {"available": False, "version": "", "modes": [],
                            "constraints": [], "error": str(exc)}

@@ -100,6 +100,9 @@ class Engine:
     constraint_kinds: ClassVar[frozenset[type]] = frozenset({AllDifferent})
     option_defaults: ClassVar[dict[str, Any]] = {}
     option_choices: ClassVar[dict[str, tuple]] = {}   # options with a closed set of values
+    # Whether a comparison with no --engines runs this engine. A gateway to
+    # many solvers (cpmpy) is named explicitly instead, with the backend wanted.
+    in_default_set: ClassVar[bool] = True
 
     def __init__(self, **options: Any):
         self.options = self.parse_options(options)
@@ -113,6 +116,12 @@ class Engine:
     @classmethod
     def version(cls) -> str:
         return library_version(cls.library)
+
+    @classmethod
+    def details(cls) -> dict[str, Any]:
+        """Extra facts for ``engines.installed()``, for engines that wrap several
+        solvers (CPMpy lists its backends); the common keys stay the base's."""
+        return {}
 
     @property
     def label(self) -> str:
@@ -160,6 +169,19 @@ class Engine:
     @classmethod
     def validate_options(cls, options: dict[str, Any]) -> None:
         """Subclasses reject bad option values here with ``EngineOptionError``."""
+
+    @classmethod
+    def require_ints(cls, options: dict[str, Any], keys, at_least: dict[str, int]) -> None:
+        """Whole-number options and their floors: ``coerce_option`` converts only
+        strings, so options passed from Python (``workers=1.5``) arrive unchecked."""
+        for key in keys:
+            value, floor = options[key], at_least.get(key)
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise EngineOptionError(
+                    f"engine {cls.name!r}: option {key}={value!r} is not an int")
+            if floor is not None and value < floor:
+                raise EngineOptionError(
+                    f"engine {cls.name!r}: {key}={value} (need at least {floor})")
 
     # ----- support --------------------------------------------------------
     def unsupported_reason(self, model: Model, mode: str) -> str | None:

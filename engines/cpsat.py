@@ -24,7 +24,7 @@ from typing import Any
 
 from puzzles.model import OPERATORS, AllDifferent, Linear, Model, NotEqualOffset, Table
 
-from .base import KEEP_SOLUTIONS, Engine, EngineOptionError, Outcome, Status
+from .base import KEEP_SOLUTIONS, Engine, Outcome, Status
 from .lexprobe import SearchTimeout, lexfirst_by_probes
 
 try:
@@ -203,13 +203,7 @@ class CpSatEngine(Engine):
 
     @classmethod
     def validate_options(cls, options: dict[str, Any]) -> None:
-        for key in ("workers", "seed"):
-            if not isinstance(options[key], int) or isinstance(options[key], bool):
-                raise EngineOptionError(
-                    f"engine 'cpsat': option {key}={options[key]!r} is not an int")
-        if options["workers"] < 1:
-            raise EngineOptionError(
-                f"engine 'cpsat': workers={options['workers']} (need at least 1)")
+        cls.require_ints(options, ("workers", "seed"), {"workers": 1})
 
     # ----- translate ------------------------------------------------------
     def translate(self, model: Model) -> CpTask:

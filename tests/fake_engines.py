@@ -8,6 +8,7 @@ so the harness can be driven into its fault paths:
 * ``fake-wrong`` : answers ``fake``'s solution with two blanks swapped, a wrong grid;
 * ``fake-sleep`` : ignores the deadline and sleeps, so the worker must be killed;
 * ``fake-crash`` : ``os._exit(1)`` on any puzzle but the warm-up ones;
+* ``fake-error`` : raises on any puzzle but the warm-up ones (status ``error``);
 * ``fake-unsat`` : claims every puzzle but the warm-up ones unsatisfiable, an
   answer only the cross-check between engines can refute;
 * ``fake-nap``   : ``fake`` after a nap of ``nap`` seconds (default 0.1), so a
@@ -119,6 +120,13 @@ class CrashEngine(_FaultyEngine):
         os._exit(1)
 
 
+class ErrorEngine(_FaultyEngine):
+    name = "fake-error"
+
+    def misbehave(self, translated, mode, limit, deadline):
+        raise RuntimeError("this engine always fails")
+
+
 class UnsatEngine(_FaultyEngine):
     name = "fake-unsat"
 
@@ -144,6 +152,6 @@ class DoomedEngine(FakeEngine):
         super().__init__(**options)
 
 
-for _cls in (FakeEngine, WrongEngine, SleepEngine, CrashEngine, UnsatEngine, NapEngine,
-             DoomedEngine):
+for _cls in (FakeEngine, WrongEngine, SleepEngine, CrashEngine, ErrorEngine, UnsatEngine,
+             NapEngine, DoomedEngine):
     engines.register(_cls.name, _cls)

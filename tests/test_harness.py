@@ -1,6 +1,7 @@
 """End to end: ``python run_compare.py`` on small sets, through its fault paths."""
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sqlite3
@@ -113,14 +114,55 @@ def test_timeouts_and_crashes_are_recorded_and_the_run_finishes(small, tmp_path)
     out = tmp_path / "run"
     proc = run("--puzzles", small, "--sample", 2, "--engines", "fake,fake-sleep,fake-crash",
                "--timeout", 0.2, "--workers", 2, "--out", out, "--quiet")
-    assert proc.returncode == 0, proc.stderr       # no answer is not a wrong answer
+    assert proc.returncode == 4, proc.stderr       # crashes: no wrong answer, but not clean
     frame = results(out)
     status = frame.groupby("engine")["status"].agg(set).to_dict()
     assert status == {"fake": {"solved"}, "fake-sleep": {"timeout"}, "fake-crash": {"crashed"}}
     assert frame.loc[frame["engine"] == "fake-crash", "reason"].str.contains("crashed").all()
-    assert "tasks without an answer: fake-crash crashed x2" in proc.stderr
+    assert "FAILED: fake-crash: crashed x2 (first: " in proc.stderr
     table = (out / "summary.md").read_text()
     assert "| fake-sleep | 2 | 0 | 2 |" in table
+
+
+def test_an_engine_that_always_raises_exits_4_and_says_so_first(small, tmp_path):
+    out = tmp_path / "run"
+    proc = run("--puzzles", small, "--engines", "fake,fake-error", "--workers", 2,
+               "--out", out, "--quiet")
+    assert proc.returncode == 4, proc.stderr
+    assert "FAILED: fake-error: error x6 (first: RuntimeError: this engine always fails)" \
+        in proc.stderr
+    summary = (out / "summary.md").read_text()
+    assert summary.splitlines()[2] == ("- **FAILED**: fake-error: error x6 (first: "
+                                       "RuntimeError: this engine always fails)")
+    assert "every answer passed" not in summary.lower()
+    assert report_main(["--out", str(out), "--quiet"]) == 4
+    assert report_main(["--out", str(out), "--quiet", "--allow-errors"]) == 0
+    allowed = run("--puzzles", small, "--engines", "fake,fake-error", "--workers", 2,
+                  "--out", tmp_path / "allowed", "--quiet", "--allow-errors")
+    assert allowed.returncode == 0, allowed.stderr
+    assert "FAILED: fake-error" in allowed.stderr      # allowed, still said
+
+
+def test_a_run_records_its_environment_and_plan(small, tmp_path):
+    out = tmp_path / "run"
+    proc = run("--puzzles", small, "--engines", "fake", "--workers", 1, "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["planned"] == {"fake": 6} and meta["stored"] == {"fake": 6} and meta["complete"]
+    (session,) = meta["environment"]
+    for key in ("cpu", "cores", "memory_gb", "os", "python", "libraries", "code", "started",
+                "ended", "load_start", "load_end"):
+        assert key in session, key
+    assert {"pandas", "numpy", "scipy"} <= set(session["libraries"])
+    assert session["command"].startswith("COMPARE_PLUGINS=tests.fake_engines PYTHONPATH=")
+    assert session["command"].endswith("python run_compare.py --puzzles " + str(small)
+                                       + f" --engines fake --workers 1 --out {out}")
+    summary = (out / "summary.md").read_text()
+    top = summary[:summary.index("## Headline")]
+    assert "## Environment" in top and "load average (1, 5, 15 min):" in top
+    assert "libraries: " in top and "code: " in top
+    tables = [line for line in proc.stdout.splitlines() if not line.startswith("Report: ")]
+    assert max(map(len, tables)) <= 100       # the terminal table is compact
 
 
 def test_formulations_and_files_sharing_a_stem(small, tmp_path):

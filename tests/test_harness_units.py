@@ -226,7 +226,7 @@ def test_par2_counts_unsolved_as_twice_the_limit_and_ratio_uses_common_puzzles()
     table = engine_table(tasks, "backtracking").set_index("engine")
     assert table.loc["cpsat", "par2_s"] == pytest.approx((2.0 + 20.0) / 2)
     assert table.loc["cpsat", "timeouts"] == 1 and table.loc["cpsat", "solved"] == 1
-    assert table.loc["cpsat", "vs backtracking"] == pytest.approx(2.0)   # on p1 only
+    assert table.loc["cpsat", "ratio_of_means"] == pytest.approx(2.0)   # on p1 only
     assert table.loc["backtracking", "mean_s"] == pytest.approx(2.0)
     assert table.loc["odd", "n/a"] == 1 and math.isnan(table.loc["odd", "par2_s"])
 

@@ -15,12 +15,34 @@ class Exit(IntEnum):
     PROBLEMS = 1         # run: a wrong answer or a disagreement
     NO_SOLUTION = 1      # solve: the puzzle has no solution
     USAGE = 2            # bad usage or input: one line on stderr names the fault
-    FAILED = 3           # solve: the engine failed; run: tasks errored or crashed, or no worker started
+    FAILED = 3           # solve: the engine failed; run: no worker could start
+    ERRORS = 4           # run, report: tasks errored, crashed or ran out of memory
+    SLOWER = 5           # report --compare: an engine slower than --fail-above, with confidence
     INTERRUPTED = 130    # Ctrl-C or SIGTERM: finished results are kept
 
 
 class UsageError(Exception):
     """A request that cannot be carried out as given (exit 2)."""
+
+
+def report_exit(report, allow_errors: bool = False) -> Exit:
+    """A report's exit code: wrong answers first, then tasks that gave no answer."""
+    if not report.clean:
+        return Exit.PROBLEMS
+    if report.failures and not allow_errors:
+        return Exit.ERRORS
+    return Exit.OK
+
+
+def shift_ms(text: str) -> float:
+    """An argparse type: a time shift in milliseconds, zero or more."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be zero or more milliseconds")
+    return value
 
 
 def say(message: str) -> None:

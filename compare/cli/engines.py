@@ -35,6 +35,17 @@ def option_lines() -> list[str]:
     return lines
 
 
+def backend_lines() -> list[str]:
+    """Engines that reach several solvers (cpmpy) list each one: working or why not."""
+    lines = []
+    for name, info in engines.installed().items():
+        for backend in info.get("backends", []):
+            state = (f"yes, {backend['version']}" if backend["working"]
+                     else f"no ({backend['reason'] or 'pip install ' + backend['package']})")
+            lines.append(f"  {name}:solver={backend['name']}  {state}  {backend.get('what', '')}")
+    return lines
+
+
 def render(table: list[tuple[str, ...]], columns=COLUMNS) -> str:
     widths = [max(len(row[i]) for row in [columns, *table]) for i in range(len(columns))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
@@ -49,6 +60,10 @@ def main(argv: list[str] | None = None) -> int:
         description="List the registered engines: installed or not, version, "
                     "modes, constraint kinds and options.").parse_args(argv)
     print(render(rows()))
+    backends = backend_lines()
+    if backends:
+        print("\nBackends:")
+        print("\n".join(backends))
     options = option_lines()
     if options:
         print("\nOptions (engine:key=value; several as engine:a=1:b=2):")

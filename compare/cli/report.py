@@ -1,18 +1,25 @@
-"""``run_compare.py report --out DIR``: rebuild a report from its SQLite file.
+"""``run_compare.py report``: rebuild a report, or compare two runs.
 
-Nothing is run: results.csv (and .parquet), summary.md and the plots are
-written again from ``DIR/results.sqlite``, for example after a killed run or
-with another ``--baseline``. Exit codes as for a run: 0 clean, 1 a wrong
-answer or disagreement, 2 bad usage.
+``report --out DIR`` runs nothing: results.csv (and .parquet), summary.md,
+meta.json and the plots are written again from ``DIR/results.sqlite``, for
+example after a killed run or with another ``--baseline``. Exit codes as for
+a run: 0 clean, 1 a wrong answer or disagreement, 2 bad usage, 4 tasks
+errored or crashed (unless ``--allow-errors``).
+
+``report --compare A B`` compares run B with run A per engine (paired
+ratio B/A with its bootstrap CI, tasks whose status or verdict changed); it
+exits 5 when ``--fail-above X`` is given and some engine's ratio is above X
+with confidence (its CI's lower bound), else 0.
 """
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
-from compare.cli.common import Exit, OneLineParser
+from compare.cli.common import Exit, OneLineParser, positive, report_exit, shift_ms
 from compare.harness.store import DB_NAME, Store, StoreError
 from compare.reporting.report import build_report
+from compare.reporting.runs import compare_runs
 
 BAD_USAGE = Exit.USAGE
 
@@ -20,17 +27,35 @@ BAD_USAGE = Exit.USAGE
 def main(argv: list[str] | None = None) -> int:
     parser = OneLineParser(
         prog="run_compare.py report",
-        description="Rebuild summary.md, results.csv and the plots from a run's "
-                    "SQLite file without running anything.")
-    parser.add_argument("--out", required=True, metavar="DIR", help="the run's output folder")
+        description="Rebuild summary.md, results.csv and the plots from a run's SQLite file "
+                    "without running anything (--out DIR), or compare two runs "
+                    "(--compare A B). Exit codes: 0 clean, 1 wrong answer or disagreement, "
+                    "2 bad usage, 4 tasks errored or crashed, 5 slower than --fail-above.")
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument("--out", metavar="DIR", help="the run's output folder")
+    which.add_argument("--compare", nargs=2, metavar=("RUN_A", "RUN_B"),
+                       help="compare run B with run A (output folders), per engine")
     parser.add_argument("--baseline", metavar="ENGINE",
                         help="engine label the speed ratios refer to (default: as the run)")
+    parser.add_argument("--shift-ms", type=shift_ms, default=1.0, metavar="MS",
+                        help="shift added to every time in the paired ratios (default 1 ms)")
+    parser.add_argument("--allow-errors", action="store_true",
+                        help="exit 0 even when tasks errored, crashed or ran out of memory")
+    parser.add_argument("--fail-above", type=positive(float), metavar="X",
+                        help="with --compare: exit 5 when an engine's ratio B/A is above X "
+                             "with confidence (the lower end of its 95%% CI)")
     parser.add_argument("--quiet", action="store_true", help="print no tables")
     args = parser.parse_args(argv)
-    if not Store.exists(args.out):
-        print(f"error: {Path(args.out) / DB_NAME}: no such results file", file=sys.stderr)
-        return BAD_USAGE
+    if args.fail_above is not None and not args.compare:
+        parser.error("--fail-above needs --compare")
+    folders = args.compare or [args.out]
+    for folder in folders:
+        if not Store.exists(folder):
+            print(f"error: {Path(folder) / DB_NAME}: no such results file", file=sys.stderr)
+            return BAD_USAGE
     try:
+        if args.compare:
+            return _compare(*args.compare, args.shift_ms / 1000, args.fail_above)
         with Store(args.out) as store:
             labels = set(store.frame()["engine"])
     except StoreError as err:
@@ -40,5 +65,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: --baseline {args.baseline} is not among the engines of this run "
               f"({', '.join(sorted(labels))})", file=sys.stderr)
         return BAD_USAGE
-    report = build_report(args.out, args.baseline, args.quiet)
-    return Exit.OK if report.clean else Exit.PROBLEMS
+    report = build_report(args.out, args.baseline, args.quiet, args.shift_ms / 1000)
+    return report_exit(report, args.allow_errors)
+
+
+def _compare(a: str, b: str, shift_s: float, fail_above: float | None) -> int:
+    diff = compare_runs(a, b, shift_s)
+    print(diff.text())
+    slower = diff.slower_than(fail_above) if fail_above is not None else []
+    if slower:
+        print(f"SLOWER: {', '.join(slower)}: ratio B/A above {fail_above:g} with 95% "
+              "confidence", file=sys.stderr)
+        return Exit.SLOWER
+    return Exit.OK

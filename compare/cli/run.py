@@ -2,7 +2,8 @@
 
 Exit codes (``compare.cli.common.Exit``): 0 every answer verified and the
 engines agree (timeouts are not disagreements); 1 a wrong answer or a
-disagreement; 2 bad usage or input; 3 no worker could start; 130 interrupted.
+disagreement; 2 bad usage or input; 3 no worker could start; 4 tasks errored,
+crashed or ran out of memory (unless ``--allow-errors``); 130 interrupted.
 Everything is validated before the output folder is touched, so a bad
 command line never overwrites anything.
 """
@@ -15,7 +16,7 @@ import sys
 
 import engines
 from compare.api import Interrupted, run_comparison
-from compare.cli.common import Exit, OneLineParser, positive, say
+from compare.cli.common import Exit, OneLineParser, positive, report_exit, say, shift_ms
 from compare.harness.dask_executor import ClusterError
 from compare.harness.plan import RUN_SETTINGS, SettingsError, WorkersFailed
 from compare.harness.plugins import PluginError
@@ -30,7 +31,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Compare engines on puzzles: every answer is checked, engines are "
                     "cross-checked, timings go to a report. Exit codes: 0 all verified "
                     "and agreeing, 1 wrong answer or disagreement, 2 bad usage or input, "
-                    "3 no worker could start, 130 interrupted. Sub-commands: solve, "
+                    "3 no worker could start, 4 tasks errored or crashed, 130 interrupted. "
+                    "Sub-commands: solve, "
                     "generate, engines, kinds, report, bench (each has --help).")
     p.add_argument("--puzzles", nargs="+", action="extend", metavar="FILE|SPEC",
                    help="puzzle files or specs (default: the embedded default set)")
@@ -61,6 +63,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--baseline", metavar="ENGINE",
                    help="engine the speed ratios refer to (default: fastest backtracker)")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no tables")
+    p.add_argument("--allow-errors", action="store_true",
+                   help="exit 0 even when tasks errored, crashed or ran out of memory")
+    p.add_argument("--shift-ms", type=shift_ms, default=1.0, metavar="MS",
+                   help="shift added to every time in the paired ratios (default 1 ms)")
     p.add_argument("--executor", choices=("local", "dask"),
                    help="where tasks run: local worker processes (default) or a Dask cluster")
     p.add_argument("--scheduler", metavar="ADDRESS",
@@ -70,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="start a Dask cluster of N worker processes on 127.0.0.1 for this "
                         "run; implies --executor dask")
     p.add_argument("--chunk", type=positive(int), metavar="N",
-                   help="tasks per Dask task (default: adaptive, about 0.5 s of work)")
+                   help="tasks per Dask task (default: adaptive, about 1 s of work)")
     return p
 
 
@@ -95,8 +101,9 @@ def main(argv: list[str] | None = None) -> int:
     except WorkersFailed as err:
         say(f"error: {err}; nothing was run")
         return Exit.FAILED
-    report = build_report(comparison.folder, comparison.baseline, args.quiet)
-    return Exit.OK if report.clean else Exit.PROBLEMS
+    report = build_report(comparison.folder, comparison.baseline, args.quiet,
+                          args.shift_ms / 1000)
+    return report_exit(report, args.allow_errors)
 
 
 def _settings(given: dict) -> dict:

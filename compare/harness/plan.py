@@ -12,12 +12,14 @@ import platform
 import shlex
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Iterable
 
 import engines
+from compare.harness import environment
 from compare.harness.executor import Executor, LocalExecutor
 from compare.harness.plugins import plugin_environment
 from compare.harness.runner import execute, puzzle_row
@@ -110,12 +112,21 @@ def run_plan(plan: Plan, command: str, progress: bool = False, announce: bool = 
         if not plan.stored:
             store.set_meta("config", _config(plan, command))
             store.set_meta("skipped", plan.skipped)
+        store.set_meta("planned", dict(Counter(t.engine for t in plan.tasks)))
         store.add_puzzles([puzzle_row(r) for r in plan.records])
         todo = [t for t in plan.tasks if t.key not in store.done_keys()]
         if announce:
             _announce(plan, todo)
-        timing = execute(todo, {r.puzzle_id: r for r in plan.records}, plan.executor,
-                         store, plan.identities, progress, plan.started)
+        sessions = store.meta("environment", [])
+        session = environment.at_start(dict(plan.identities.values()), full_command(command))
+        store.set_meta("environment", sessions + [session])
+        interrupted = True
+        try:
+            timing = execute(todo, {r.puzzle_id: r for r in plan.records}, plan.executor,
+                             store, plan.identities, progress, plan.started)
+            interrupted = False
+        finally:
+            store.set_meta("environment", sessions + [environment.at_end(session, interrupted)])
         timing["workers"] = min(plan.workers, max(1, len(todo)))
         store.set_meta("runs", store.meta("runs", []) + [timing])
     plan.timing = timing
@@ -200,7 +211,7 @@ def default_engine_specs() -> list[str]:
     """Every installed engine; the backtracker twice, as its seed and fast variants."""
     specs = []
     for name, info in engines.installed().items():
-        if not info["available"]:
+        if not info["available"] or not engines.engine_class(name).in_default_set:
             continue
         specs += ["backtracking:variant=seed", "backtracking"] if name == "backtracking" else [name]
     return specs
@@ -279,15 +290,18 @@ def _unique_id(pid: str, origin: str, seen: dict[str, str]) -> str:
 
 
 # ----- bookkeeping --------------------------------------------------------------------------
+def full_command(command: str) -> str:
+    """The command with the plugin variables it needs, so it pastes and reruns."""
+    return "".join(f"{k}={shlex.quote(v)} " for k, v in plugin_environment().items()) + command
+
+
 def _config(plan: Plan, command: str) -> dict:
     settings = plan.settings
-    env = plugin_environment()
-    prefix = "".join(f"{k}={shlex.quote(v)} " for k, v in env.items())
     return {"settings": settings, "baseline": plan.baseline, "workers": plan.workers,
             "engines_run": plan.labels,
             "mode": settings["mode"], "timeout": settings["timeout"],
-            "repeat": settings["repeat"], "plugin_env": env,
-            "command": prefix + command,
+            "repeat": settings["repeat"], "plugin_env": plugin_environment(),
+            "command": full_command(command),
             "started": datetime.now().isoformat(timespec="seconds"),
             "machine": f"{platform.platform()}, {os.cpu_count()} cores, "
                        f"Python {platform.python_version()}"}

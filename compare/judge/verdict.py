@@ -12,13 +12,23 @@ formulation cannot hide a difference):
 
 Timeouts, errors, crashes and unsupported modes carry no answer, so they are
 never disagreements. Each finding carries a command a user can paste.
+
+They are not silent either: ``failures`` lists the tasks that errored,
+crashed or ran out of memory, since a run where an engine always raises has
+checked nothing about it. ``model_only`` names the kinds the checker could
+judge only against the CSP model the engines solved (no rules of their own
+registered), where a wrong model would pass unnoticed.
 """
 from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass
 
+from compare.judge.rulebook import rules_for
+from compare.judge.rules import BUILTIN  # noqa: F401  (registers the built-in judges)
 from engines.base import ANSWERED_WORDS
+
+FAILED = ("error", "crashed", "memout")
 
 
 @dataclass
@@ -33,6 +43,33 @@ class Finding:
     def line(self) -> str:
         return (f"{self.kind.upper()}: {self.puzzle_id} ({self.mode}) "
                 f"{', '.join(self.engines)}: {self.detail}")
+
+
+@dataclass
+class Failure:
+    engine: str
+    status: str             # error, crashed or memout
+    count: int
+    message: str            # the first such task's message
+
+    def line(self) -> str:
+        return f"{self.engine}: {self.status} x{self.count} (first: {self.message or 'no message'})"
+
+
+def failures(frame) -> list[Failure]:
+    """Tasks that gave no answer because the engine or its worker failed."""
+    failed = frame[frame["status"].isin(FAILED)]
+    found = []
+    for (engine, status), group in failed.groupby(["engine", "status"], sort=False):
+        message = " ".join(str(group["message"].dropna().iloc[0]).split()) if (
+            group["message"].notna().any()) else ""
+        found.append(Failure(engine, status, len(group), _short(message, 160)))
+    return found
+
+
+def model_only(kinds) -> list[str]:
+    """The kinds among ``kinds`` without rules of their own: judged on the model only."""
+    return sorted(str(k) for k in set(kinds) if rules_for(k) is None)
 
 
 def findings(frame, puzzles: dict[str, dict], env: dict[str, str] | None = None) -> list[Finding]:

@@ -9,14 +9,11 @@ The definitions are ``DEFINITIONS``, also written into bench.md.
 """
 from __future__ import annotations
 
-import importlib.metadata
-import os
-import platform
 from datetime import datetime
-from pathlib import Path
 
 import pandas as pd
 
+from compare.harness import environment
 from compare.reporting import summary
 
 COMMON = """\
@@ -40,7 +37,7 @@ TARGET_LINES = {
   stored; puzzle loading and worker warm-up included) <= {factor:g} x (sum of task
   times / workers) + {slack:g} s.""",
 }
-LIBRARIES = ("ortools", "python-constraint2", "pandas", "numpy", "matplotlib")
+ENGINE_LIBRARIES = ("ortools", "python-constraint2")
 
 
 # ----- figures -----------------------------------------------------------------------
@@ -165,7 +162,7 @@ def shown(table: pd.DataFrame, columns: dict, headers: list[str] | None = None) 
 
 
 def markdown(table: pd.DataFrame) -> str:
-    return summary.to_markdown(table)
+    return summary.to_markdown(table, raw=True)
 
 
 def scaling_markdown(table: pd.DataFrame) -> str:
@@ -175,45 +172,13 @@ def scaling_markdown(table: pd.DataFrame) -> str:
 
 def machine_lines() -> list[str]:
     """What the figures were measured on: they only mean something beside this."""
-    versions = ", ".join(f"{name} {_version(name)}" for name in LIBRARIES)
-    load = ", ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
-    return [f"date: {datetime.now().strftime('%Y-%m-%d %H:%M')}; code: {_commit()}",
-            f"machine: {_cpu_model()}, {os.cpu_count()} cores, {platform.platform()}",
-            f"Python {platform.python_version()} ({platform.python_implementation()}); {versions}",
-            f"load average (1, 5, 15 min) when the report was written: {load}"]
-
-
-def _version(name: str) -> str:
-    try:
-        return importlib.metadata.version(name)
-    except importlib.metadata.PackageNotFoundError:
-        return "not installed"
-
-
-def _commit() -> str:
-    """The project's git commit, marked when files differ from it (engines change)."""
-    import subprocess
-    root = Path(__file__).resolve().parents[1]
-    try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root,
-                              capture_output=True, text=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                               cwd=root, capture_output=True, text=True, timeout=10).stdout
-    except (OSError, subprocess.SubprocessError):
-        return "unknown (no git)"
-    if not head:
-        return "unknown (not a git checkout)"
-    return f"git {head}" + (" with uncommitted changes" if dirty.strip() else "")
-
-
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
+    record = {**environment.machine(), "libraries": environment.libraries(
+        {name: environment.version(name) for name in ENGINE_LIBRARIES})}
+    load = environment.load_average()
+    return ([f"date: {datetime.now().strftime('%Y-%m-%d %H:%M')}"]
+            + environment.describe(record)
+            + ["load average (1, 5, 15 min) when the report was written: "
+               + ("/".join(f"{x:.2f}" for x in load) if load else "?")])
 
 
 def definitions(targets: list[dict]) -> str:

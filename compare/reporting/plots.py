@@ -1,17 +1,34 @@
 """PNG plots beside summary.md (matplotlib's Agg canvas: no display, no pyplot).
 
 * ``cactus.png``: for each engine, how many instances it solved within a
-  given time (log time axis); further right and lower is slower.
+  given time (log time axis), with the time limit and the instance total
+  marked; further right and lower is slower.
 * ``scatter.png``: per puzzle, each engine's time against the baseline's
-  (log-log); unsolved tasks sit on the top/right edge at the time limit.
+  (log-log), coloured by source (or by size when there is one source);
+  unsolved tasks are crosses on the top/right edge at the time limit.
+* ``profile.png``: the Dolan-More performance profile: for each engine, the
+  fraction of puzzles it solved within a factor tau of the fastest engine on
+  that puzzle; higher and further left is better, and where a curve ends is
+  the share it solved at all.
+
+Every engine keeps one colour and every formulation one line style in all
+plots (distinct up to 10 engines x 4 formulations), and legends sit outside
+the axes so they never hide a curve.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
+from compare.reporting.summary import VIRTUAL_BEST
+
 FLOOR_S = 1e-5     # log axes cannot show zero
+COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown",
+           "tab:pink", "tab:olive", "tab:cyan", "tab:gray")
+LINE_STYLES = ("-", "--", ":", "-.")
+LEGEND_RIGHT = 0.68     # the axes end here; the legend takes the rest of the width
 
 
 def _figure(**kwargs):
@@ -28,49 +45,83 @@ def _log_axis(axis) -> None:
     axis.set_minor_locator(NullLocator())      # minor ticks: many artists, little use
 
 
-def _series_label(tasks: pd.DataFrame):
-    if tasks["formulation"].nunique() > 1:
-        return tasks["engine"] + " [" + tasks["formulation"] + "]"
-    return tasks["engine"]
+def _legend_outside(ax) -> None:
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0,
+              fontsize="small", frameon=False)
 
 
-def cactus(tasks: pd.DataFrame, path: Path) -> Path | None:
-    solved = tasks[tasks["solved"]].assign(series=_series_label(tasks))
+def series_styles(tasks: pd.DataFrame, engines: list[str] | None = None) -> dict:
+    """(engine, formulation) -> label, colour and line style, stable across plots."""
+    order = list(dict.fromkeys([*(engines or []), *tasks["engine"]]))
+    order = [e for e in order if e != VIRTUAL_BEST and e in set(tasks["engine"])]
+    forms = list(dict.fromkeys(tasks["formulation"]))
+    styles = {}
+    for i, engine in enumerate(order):
+        for j, form in enumerate(forms):
+            label = engine if len(forms) == 1 else f"{engine} [{form}]"
+            styles[engine, form] = {"label": label, "color": COLOURS[i % len(COLOURS)],
+                                    "linestyle": LINE_STYLES[j % len(LINE_STYLES)]}
+    return styles
+
+
+def cactus(tasks: pd.DataFrame, path: Path, engines: list[str] | None = None) -> Path | None:
+    solved = tasks[tasks["solved"]]
     if solved.empty:
         return None
-    fig = _figure(figsize=(7, 4.5))
-    fig.subplots_adjust(left=0.1, right=0.97, bottom=0.12, top=0.92)
+    fig = _figure(figsize=(9, 4.5))
+    fig.subplots_adjust(left=0.08, right=LEGEND_RIGHT, bottom=0.12, top=0.92)
     ax = fig.subplots()
-    for series in dict.fromkeys(_series_label(tasks)):
-        times = solved.loc[solved["series"] == series, "total_s"].clip(lower=FLOOR_S)
-        times = times.sort_values().to_list()
-        ax.step(times, range(1, len(times) + 1), where="post", label=series)
+    limit = tasks["timeout"].max()
+    total = 0
+    for (engine, form), style in series_styles(tasks, engines).items():
+        mine = tasks[(tasks["engine"] == engine) & (tasks["formulation"] == form)]
+        total = max(total, int(mine["attempted"].sum()))
+        times = sorted(mine.loc[mine["solved"], "total_s"].clip(lower=FLOOR_S))
+        ax.step(times, range(1, len(times) + 1), where="post", **style)
+    ax.axvline(limit, color="black", lw=0.9, ls="--", label=f"time limit {limit:g} s")
+    ax.axhline(total, color="grey", lw=0.9, ls=":", label=f"{total} instances")
     ax.set_xscale("log")
     _log_axis(ax.xaxis)
+    ax.set_xlim(right=limit * 1.5)
+    ax.set_ylim(0, total * 1.05 + 0.5)
     ax.set_xlabel("time per instance (s, log)")
     ax.set_ylabel("instances solved")
     ax.set_title("Cactus plot: instances solved within a time")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize="small")
+    _legend_outside(ax)
     fig.savefig(path, dpi=110)
     return path
 
 
-def scatter(tasks: pd.DataFrame, baseline: str | None, path: Path) -> Path | None:
+def _categories(tasks: pd.DataFrame) -> tuple[str, list] | None:
+    """What the scatter colours by: source when there are several, else size."""
+    for column in ("source", "size"):
+        values = list(dict.fromkeys(tasks[column].dropna()))
+        if len(values) > 1:
+            return column, values
+    return None
+
+
+def scatter(tasks: pd.DataFrame, baseline: str | None, path: Path,
+            engines: list[str] | None = None) -> Path | None:
     if baseline is None:
         return None
     limit = tasks["timeout"].max()
     timed = tasks.assign(t=tasks["total_s"].clip(lower=FLOOR_S).where(tasks["solved"], limit))
-    timed = timed[timed["status"] != "unsupported"]
+    timed = timed[timed["attempted"]]
     base = timed[timed["engine"] == baseline]
-    others = [e for e in dict.fromkeys(timed["engine"]) if e != baseline]
+    others = [e for e in dict.fromkeys([*(engines or []), *timed["engine"]])
+              if e != baseline and e in set(timed["engine"])]
     if base.empty or not others:
         return None
+    by = _categories(timed)
+    colour = {} if by is None else {v: COLOURS[i % len(COLOURS)] for i, v in enumerate(by[1])}
     cols = min(3, len(others))
     rows = -(-len(others) // cols)
-    fig = _figure(figsize=(4.4 * cols, 4.2 * rows))
+    width = 4.2 * cols + 2.6
+    fig = _figure(figsize=(width, 4.2 * rows))
     # fixed margins: a layout engine would cost seconds per figure
-    fig.subplots_adjust(left=0.21 / cols, right=1 - 0.03 / cols, bottom=0.12 / rows,
+    fig.subplots_adjust(left=0.8 / width, right=1 - 2.6 / width, bottom=0.12 / rows,
                         top=1 - 0.14 / rows, wspace=0.35, hspace=0.4)
     axes = fig.subplots(rows, cols, squeeze=False)
     for ax, engine in zip(axes.flat, others):
@@ -79,12 +130,12 @@ def scatter(tasks: pd.DataFrame, baseline: str | None, path: Path) -> Path | Non
         low = max(FLOOR_S, min(pair["t"].min(), pair["t_b"].min()) / 2) if len(pair) else FLOOR_S
         ax.plot([low, limit], [low, limit], color="grey", lw=0.8, ls="--")
         both = pair["solved"] & pair["solved_b"]
-        ax.scatter(pair.loc[both, "t_b"], pair.loc[both, "t"], s=10, alpha=0.6,
-                   label="both solved")
-        if (~both).any():
-            ax.scatter(pair.loc[~both, "t_b"], pair.loc[~both, "t"], s=22, marker="x",
-                       color="tab:red", label="unsolved (at the limit)")
-            ax.legend(fontsize="x-small", loc="lower right")
+        groups = [(None, pair)] if by is None else pair.groupby(by[0], sort=False)
+        for value, part in groups:
+            c = colour.get(value, COLOURS[0])
+            ok = both.loc[part.index]
+            ax.scatter(part.loc[ok, "t_b"], part.loc[ok, "t"], s=10, alpha=0.6, color=c)
+            ax.scatter(part.loc[~ok, "t_b"], part.loc[~ok, "t"], s=22, marker="x", color=c)
         ax.axhline(limit, color="tab:red", lw=0.6, alpha=0.5)
         ax.axvline(limit, color="tab:red", lw=0.6, alpha=0.5)
         ax.set_xscale("log")
@@ -98,7 +149,67 @@ def scatter(tasks: pd.DataFrame, baseline: str | None, path: Path) -> Path | Non
         ax.set_title(f"{engine} vs {baseline}", fontsize="medium")
     for ax in list(axes.flat)[len(others):]:
         ax.axis("off")
+    _scatter_legend(fig, by, colour)
     fig.suptitle(f"Per-puzzle time against {baseline} (unsolved at the {limit:g} s limit)",
-                 fontsize="medium")     # fits one 4.4-inch panel
+                 fontsize="medium")
+    fig.savefig(path, dpi=110)
+    return path
+
+
+def _scatter_legend(fig, by, colour: dict) -> None:
+    from matplotlib.lines import Line2D
+    handles = [Line2D([], [], ls="", marker="o", color=c, label=str(v))
+               for v, c in colour.items()]
+    handles.append(Line2D([], [], ls="", marker="x", color="black",
+                          label="unsolved (at the limit)"))
+    fig.legend(handles=handles, loc="upper right", fontsize="small", frameon=False,
+               title=by[0] if by else None)
+
+
+def profile_ratios(tasks: pd.DataFrame, shift_s: float,
+                   engines: list[str] | None = None) -> dict[str, np.ndarray]:
+    """Per series, each puzzle's (t + shift) / (best t + shift); inf where unsolved.
+
+    Puzzles no series solved are left out (no best to compare with). The
+    shift is the headline's, so microseconds on trivial puzzles are not a
+    factor of two here either.
+    """
+    styles = series_styles(tasks, engines)
+    t = tasks.assign(t=tasks["total_s"].where(tasks["solved"], np.inf),
+                     series=list(zip(tasks["engine"], tasks["formulation"])))
+    wide = t[t["engine"] != VIRTUAL_BEST].pivot_table(
+        index=["puzzle_id", "mode"], columns="series", values="t", aggfunc="first")
+    wide = wide.reindex(columns=[s for s in styles if s in wide.columns]).fillna(np.inf)
+    best = wide.min(axis=1)
+    wide = wide[np.isfinite(best)]
+    ratios = (wide.to_numpy() + shift_s) / (best[np.isfinite(best)].to_numpy()[:, None] + shift_s)
+    return {styles[s]["label"]: ratios[:, i] for i, s in enumerate(wide.columns)}
+
+
+def profile(tasks: pd.DataFrame, path: Path, shift_s: float,
+            engines: list[str] | None = None) -> Path | None:
+    ratios = profile_ratios(tasks, shift_s, engines)
+    if len(ratios) < 2 or not len(next(iter(ratios.values()))):
+        return None
+    styles = {s["label"]: s for s in series_styles(tasks, engines).values()}
+    finite = np.concatenate([r[np.isfinite(r)] for r in ratios.values()])
+    top = max(2.0, float(finite.max()) * 1.3)
+    fig = _figure(figsize=(9, 4.5))
+    fig.subplots_adjust(left=0.08, right=LEGEND_RIGHT, bottom=0.12, top=0.92)
+    ax = fig.subplots()
+    for label, r in ratios.items():
+        xs = np.sort(r[np.isfinite(r)])
+        ys = np.arange(1, len(xs) + 1) / len(r)
+        ax.step(np.r_[1.0, xs, top], np.r_[0.0, ys, ys[-1] if len(ys) else 0.0],
+                where="post", **styles[label])
+    ax.set_xscale("log")
+    _log_axis(ax.xaxis)
+    ax.set_xlim(1.0, top)
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("tau: within this factor of the fastest engine on the puzzle (log)")
+    ax.set_ylabel("fraction of puzzles")
+    ax.set_title("Performance profile (Dolan-More)")
+    ax.grid(True, which="both", alpha=0.3)
+    _legend_outside(ax)
     fig.savefig(path, dpi=110)
     return path

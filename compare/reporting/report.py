@@ -1,17 +1,31 @@
-"""The report step: from the SQLite file to results.csv, summary.md and plots.
+"""The report step: from the SQLite file to results.csv, summary.md, meta.json and plots.
 
 It reads only the store, so ``run_compare.py report --out DIR`` rebuilds a
 report without running anything (mzn-bench style separate steps).
+
+What could make the figures misleading is said first, at the top of
+summary.md and on the terminal: tasks that errored or crashed, kinds the
+checker could judge only against the model, and a store holding fewer
+results than the run planned (then engines are compared only on the puzzle
+runs every one of them finished). The environment follows, then the tables.
 """
 from __future__ import annotations
 
+import json
 import sys
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pandas as pd
+
+from compare.harness.environment import describe
 from compare.harness.store import COLUMNS, Store
-from compare.judge.verdict import findings
-from compare.reporting import plots, summary
+from compare.judge.verdict import failures, findings, model_only
+from compare.reporting import paired, plots, summary
+
+WIDTH = 100            # terminal output stays within this many columns
+CONSOLE_COUNTS = 20     # count mode: per-puzzle lines on the terminal up to this many puzzles
 
 
 @dataclass
@@ -19,7 +33,9 @@ class Report:
     """What a report found: the command line turns it into an exit code."""
     folder: Path
     problems: list = field(default_factory=list)      # wrong answers and disagreements
-    failures: dict = field(default_factory=dict)      # (engine, status) -> tasks errored/crashed
+    failures: list = field(default_factory=list)      # verdict.Failure: errored, crashed, memout
+    incomplete: dict = field(default_factory=dict)    # engine -> (done, planned), when short
+    model_only: list = field(default_factory=list)    # kinds judged against the model only
     empty: bool = False
 
     @property
@@ -27,51 +43,87 @@ class Report:
         return not self.problems
 
 
-def build_report(folder: Path | str, baseline: str | None = None, quiet: bool = False) -> Report:
+@dataclass
+class Inputs:
+    """Everything a report is built from, read from the store at once."""
+    frame: pd.DataFrame
+    puzzles: dict
+    config: dict
+    skipped: list
+    runs: list
+    sessions: list
+    planned: dict
+
+    @classmethod
+    def read(cls, folder: Path) -> Inputs:
+        with Store(folder) as store:
+            return cls(store.frame(), store.puzzles(), store.meta("config", {}),
+                       store.meta("skipped", []), store.meta("runs", []),
+                       store.meta("environment", []), store.meta("planned", {}))
+
+    def shortfall(self) -> dict[str, tuple[int, int]]:
+        """Engines with fewer stored results than planned: engine -> (done, planned)."""
+        done = self.frame.groupby("engine").size()
+        return {engine: (int(done.get(engine, 0)), int(n))
+                for engine, n in self.planned.items() if done.get(engine, 0) < n}
+
+    def tasks(self) -> pd.DataFrame:
+        """Per-task rows over the puzzle runs every engine finished."""
+        return summary.per_task(summary.common_runs(self.frame, self.config.get("repeat"),
+                                                    len(self.config.get("engines_run", []))))
+
+
+def build_report(folder: Path | str, baseline: str | None = None, quiet: bool = False,
+                 shift_s: float = paired.DEFAULT_SHIFT_S) -> Report:
     """Write every report file and print the summary."""
     folder = Path(folder)
-    with Store(folder) as store:
-        frame = store.frame()
-        puzzles = store.puzzles()
-        config = store.meta("config", {})
-        skipped = store.meta("skipped", [])
-        runs = store.meta("runs", [])
+    data = Inputs.read(folder)
+    frame = data.frame
     if frame.empty:
         print(f"{folder}: no results yet", file=sys.stderr)
         return Report(folder, empty=True)
-    tasks = summary.per_task(frame)
-    base = summary.choose_baseline(tasks, baseline or config.get("baseline"))
-    order = {"engine": config.get("engines_run", []),
-             "source": [p["source"] for p in puzzles.values()]}
-    by_engine = summary.in_order(summary.engine_table(tasks, base), order)
-    by_source = summary.in_order(summary.engine_table(tasks, base, by=["source"]), order)
-    problems = findings(frame, puzzles, config.get("plugin_env"))
+    report = Report(folder, findings(frame, data.puzzles, data.config.get("plugin_env")),
+                    failures(frame), data.shortfall(), model_only(frame["kind"].dropna()))
+    tasks = data.tasks()
+    base = summary.choose_baseline(tasks, baseline or data.config.get("baseline")) if len(
+        tasks) else None
+    order = {"engine": data.config.get("engines_run", []) + [summary.VIRTUAL_BEST],
+             "source": [p["source"] for p in data.puzzles.values()]}
+    tables = _tables(tasks, base, order, shift_s)
     _export(frame, folder)
-    pictures = [p for p in (plots.cactus(tasks, folder / "cactus.png"),
-                            plots.scatter(tasks, base, folder / "scatter.png")) if p]
-    text = _markdown(config, frame, by_engine, by_source, base, problems, skipped, pictures,
-                     runs)
+    pictures = _plots(tasks, base, folder, order["engine"], shift_s)
+    text = _markdown(data, report, tables, base, pictures, shift_s, len(tasks))
     (folder / "summary.md").write_text(text, encoding="utf-8")
+    _write_meta(folder, data, report, base, shift_s)
+    _print_alerts(report, len(tasks))
     if not quiet:
-        _print(by_engine, by_source, base, folder, runs)
-    _print_problems(problems)
-    failures = _failures(frame)
-    _print_failures(failures)
-    return Report(folder, problems, failures)
+        _print(tables, base, folder, data.runs, shift_s)
+    _print_problems(report.problems)
+    return report
 
 
-def _failures(frame) -> dict:
-    failed = frame[frame["status"].isin(["error", "crashed"])]
-    return {key: int(n) for key, n in failed.groupby(["engine", "status"]).size().items()}
+def _tables(tasks, base, order, shift_s) -> dict[str, pd.DataFrame]:
+    if tasks.empty:
+        return {}
+    tables = {"engine": summary.in_order(summary.engine_table(tasks, base, shift_s=shift_s),
+                                         order),
+              "source": summary.in_order(summary.engine_table(
+                  tasks, base, by=["source"], shift_s=shift_s), order)}
+    if tasks["formulation"].nunique() > 1:
+        tables["formulations"] = summary.in_order(summary.formulation_table(tasks, shift_s),
+                                                  order)
+    if tasks["mode"].eq("count").any():
+        tables["counts"] = summary.count_table(tasks)
+    return tables
 
 
-def _print_failures(failures: dict) -> None:
-    """Errors and crashes are no wrong answers, but they must not go unseen."""
-    if not failures:
-        return
-    listed = ", ".join(f"{engine} {status} x{n}" for (engine, status), n in failures.items())
-    print(f"note: tasks without an answer: {listed} (see 'message' in results.csv)",
-          file=sys.stderr)
+def _plots(tasks, base, folder: Path, engines: list[str], shift_s: float) -> list[Path]:
+    if tasks.empty:
+        return []
+    made = (plots.cactus(tasks, folder / "cactus.png", engines),
+            plots.scatter(tasks, base, folder / "scatter.png", engines),
+            plots.profile(tasks, folder / "profile.png", shift_s, engines))
+    return [p for p in made if p]
 
 
 def _export(frame, folder: Path) -> None:
@@ -84,25 +136,39 @@ def _export(frame, folder: Path) -> None:
     frame.to_parquet(folder / "results.parquet", index=False)
 
 
-def harness_line(run: dict) -> str:
-    """Wall time against the ideal (task time spread evenly over the workers)."""
-    ideal = run["task_s"] / run["workers"]
-    ratio = run["wall_s"] / ideal if ideal > 0 else float("nan")
-    return (f"{run['tasks']} tasks in {run['wall_s']:.2f} s wall on {run['workers']} workers "
-            f"(first result after {run.get('first_s', 0):.2f} s); task times sum to "
-            f"{run['task_s']:.2f} s, /{run['workers']} = {ideal:.2f} s (wall/ideal {ratio:.2f}); "
-            f"parent CPU {run['parent_cpu_s']:.2f} s")
+def _write_meta(folder: Path, data: Inputs, report: Report, base, shift_s: float) -> None:
+    """meta.json: the run's settings, environment and completeness, for other tools."""
+    meta = {"config": data.config, "environment": data.sessions, "planned": data.planned,
+            "stored": {k: int(v) for k, v in data.frame.groupby("engine").size().items()},
+            "complete": not report.incomplete, "runs": data.runs, "skipped": data.skipped,
+            "report": {"baseline": base, "shift_s": shift_s, "tie": paired.TIE,
+                       "bootstrap_seed": paired.SEED, "resamples": paired.RESAMPLES}}
+    (folder / "meta.json").write_text(json.dumps(meta, indent=2, default=str) + "\n",
+                                      encoding="utf-8")
 
 
-def _print(by_engine, by_source, base, folder: Path, runs) -> None:
-    print(f"\nPer engine (baseline: {base or 'none'}):")
-    print(summary.to_text(by_engine))
-    if by_source["source"].nunique() > 1:
-        print("\nPer source:")
-        print(summary.to_text(by_source))
-    for run in runs[-1:]:
-        print(f"\nHarness: {harness_line(run)}")
-    print(f"Report: {folder / 'summary.md'}")
+# ----- the alerts that come first ---------------------------------------------------
+def alert_lines(report: Report, compared: int) -> list[str]:
+    """Failures, an incomplete store and model-only kinds, one line each."""
+    lines = []
+    if report.incomplete:
+        shown = ", ".join(f"{e} {d}/{p}" for e, (d, p) in report.incomplete.items())
+        lines.append(f"INCOMPLETE: fewer results than planned ({shown} tasks done/planned); "
+                     f"engines are compared only on the {compared} puzzle runs every engine "
+                     "finished; continue with --resume")
+    for failure in report.failures:
+        lines.append(f"FAILED: {failure.line()}")
+    if report.model_only:
+        lines.append(f"MODEL ONLY: kind {', '.join(report.model_only)} has no rules of its "
+                     "own; its answers were checked against the CSP model the engines "
+                     "solved, so a wrong model would pass")
+    return lines
+
+
+def _print_alerts(report: Report, compared: int) -> None:
+    """Errors and crashes are no wrong answers, but they must not go unseen."""
+    for line in alert_lines(report, compared):
+        print(line, file=sys.stderr)
 
 
 def _print_problems(problems) -> None:
@@ -115,39 +181,150 @@ def _print_problems(problems) -> None:
     print(bar, file=sys.stderr)
 
 
-def _markdown(config, frame, by_engine, by_source, base, problems, skipped, pictures,
-              runs) -> str:
-    versions = frame.drop_duplicates("engine")[["engine", "library", "version"]]
+# ----- the terminal --------------------------------------------------------------------
+def harness_line(run: dict) -> str:
+    """Wall time against the ideal (task time spread evenly over the workers)."""
+    ideal = run["task_s"] / run["workers"]
+    ratio = run["wall_s"] / ideal if ideal > 0 else float("nan")
+    return (f"{run['tasks']} tasks in {run['wall_s']:.2f} s wall on {run['workers']} workers "
+            f"(first result after {run.get('first_s', 0):.2f} s); task times sum to "
+            f"{run['task_s']:.2f} s, /{run['workers']} = {ideal:.2f} s (wall/ideal {ratio:.2f}); "
+            f"parent CPU {run['parent_cpu_s']:.2f} s")
+
+
+def headline_note(shift_s: float) -> list[str]:
+    """What the compact table's columns mean, in lines that fit a terminal."""
+    return [f"ratio: shifted geometric mean of the per-puzzle time ratios to the baseline "
+            f"(shift {summary.duration(shift_s)}),",
+            f"with its 95% bootstrap CI; W/T/L: puzzles faster / within {paired.TIE:.0%} / "
+            "slower than the baseline;", "an unsolved task counts as twice the time limit "
+            "(PAR2). Definitions at the end of summary.md."]
+
+
+def _print(tables, base, folder: Path, runs, shift_s: float) -> None:
+    if "engine" in tables:
+        print(f"\nPer engine (baseline: {base or 'none'}):")
+        print(summary.to_text(summary.compact(tables["engine"])))
+        print("\n".join(headline_note(shift_s)))
+    if "formulations" in tables:
+        print("\nFormulations (shifted geometric mean time, x ratio to the first "
+              "formulation, * fastest):")
+        print(summary.to_text(summary.formulation_grid(tables["formulations"]), raw=True))
+    if "counts" in tables:
+        print("\nCounts:")
+        print("\n".join(count_lines(tables["counts"])))
+    for run in runs[-1:]:
+        print("\n" + textwrap.fill(f"Harness: {harness_line(run)}", WIDTH,
+                                   subsequent_indent="  "))
+    print(f"Report: {folder / 'summary.md'} (full tables, per source, environment)")
+
+
+def count_lines(table: pd.DataFrame) -> list[str]:
+    """Count mode on the terminal: one line per puzzle, or a tally for many puzzles."""
+    engines = [c for c in table.columns if c not in ("puzzle_id", "agree")]
+    disagree = table[table["agree"] == "NO"]
+    if len(table) > CONSOLE_COUNTS:
+        return [f"{len(table)} puzzles; engines disagree on {len(disagree)} "
+                "(per-puzzle counts in summary.md)"]
+    lines = []
+    for row in table.itertuples(index=False):
+        values = dict(zip(table.columns, row))
+        by_count: dict[str, list[str]] = {}
+        for engine in engines:
+            if values[engine] != "-":
+                by_count.setdefault(values[engine], []).append(engine)
+        if len(by_count) == 1:
+            (count, names), = by_count.items()
+            said = f"{count} (all {len(names)} that finished agree)"
+        elif by_count:
+            said = "DISAGREE: " + "; ".join(f"{c} by {', '.join(n)}" for c, n in by_count.items())
+        else:
+            said = "no engine finished"
+        lines.append(f"  {values['puzzle_id']}: {said}")
+    return lines
+
+
+# ----- summary.md ------------------------------------------------------------------------
+def _markdown(data: Inputs, report: Report, tables, base, pictures, shift_s,
+              compared: int) -> str:
     parts = ["# Engine comparison", ""]
-    if config:
-        parts += [f"- command: `{config.get('command', '')}`",
-                  f"- started: {config.get('started', '?')}",
-                  f"- machine: {config.get('machine', '?')}",
-                  f"- mode: {config.get('mode')}, time limit {config.get('timeout')} s, "
-                  f"repeats {config.get('repeat')}, workers {config.get('workers')}"]
-        parts += [f"- harness: {harness_line(run)}" for run in runs]
-        parts.append("")
-    parts += ["## Engines", "",
-              summary.to_markdown(versions.reset_index(drop=True)), ""]
-    parts += [f"## Per engine (baseline: {base or 'none'})", "",
-              summary.to_markdown(by_engine), ""]
-    if by_source["source"].nunique() > 1:
-        parts += ["## Per source", "", summary.to_markdown(by_source), ""]
-    parts += ["## Verdicts", ""]
-    if problems:
-        for found in problems:
+    alerts = alert_lines(report, compared)
+    if report.problems:
+        alerts.insert(0, f"WRONG: {len(report.problems)} wrong answer(s) or disagreement(s); "
+                         "see Verdicts")
+    parts += [f"- **{line.split(':', 1)[0]}**:{line.split(':', 1)[1]}" for line in alerts]
+    if not alerts:
+        parts.append(("Every planned task finished, every" if data.planned else "Every")
+                     + " answer was verified and the engines agree.")
+    parts += ["", "## Environment", ""] + [f"- {line}" for line in _environment(data)] + [""]
+    if not tables:
+        parts += ["No puzzle run was finished by every engine yet: nothing to compare.", ""]
+    else:
+        parts += [f"## Headline (baseline: {base or 'none'})", "",
+                  summary.to_markdown(summary.compact(tables["engine"])), "",
+                  " ".join(headline_note(shift_s)), ""]
+    if "formulations" in tables:
+        parts += ["## Formulations", "", "Per engine: shifted geometric mean time over the "
+                  "puzzles it ran in every formulation, x ratio to the first formulation, "
+                  "`*` the fastest.", "",
+                  summary.to_markdown(summary.formulation_grid(tables["formulations"]), raw=True),
+                  ""]
+    if "counts" in tables:
+        parts += ["## Counts", "", "`N+`: counting stopped at the limit N.", "",
+                  summary.to_markdown(tables["counts"], raw=True), ""]
+    versions = data.frame.drop_duplicates("engine")[["engine", "library", "version"]]
+    parts += ["## Engines", "", summary.to_markdown(versions.reset_index(drop=True)), ""]
+    if tables:
+        parts += [f"## Per engine (baseline: {base or 'none'})", "",
+                  summary.to_markdown(tables["engine"]), ""]
+        if tables["source"]["source"].nunique() > 1:
+            parts += ["## Per source", "", summary.to_markdown(tables["source"]), ""]
+    parts += _verdicts(report)
+    if data.skipped:
+        parts += ["## Puzzles skipped (bad input)", ""]
+        parts += [f"- {line}" for line in data.skipped] + [""]
+    if pictures:
+        parts += ["## Plots", ""]
+        parts += [f"![{p.stem}]({p.name})" for p in pictures] + [""]
+    parts += ["## Definitions", "", summary.definitions(shift_s).strip(), ""]
+    return "\n".join(parts)
+
+
+def _environment(data: Inputs) -> list[str]:
+    """The machine, libraries, code, load and command, per invocation of the run."""
+    config, sessions = data.config, data.sessions
+    lines = [f"command: `{config.get('command', '?')}`"]
+    if not sessions:        # a store written before environments were recorded
+        lines += [f"started: {config.get('started', '?')}",
+                  f"machine: {config.get('machine', '?')}"]
+    else:
+        lines += describe(sessions[-1])
+        if len(sessions) > 1:       # resumed: each invocation's command, times and load
+            lines += [f"invocation {i} of {len(sessions)}: `{one.get('command', '?')}`; "
+                      + "; ".join(describe(one)[-2:]) for i, one in enumerate(sessions, 1)]
+    lines.append(f"settings: mode {config.get('mode')}, time limit {config.get('timeout')} s, "
+                 f"repeats {config.get('repeat')}, workers {config.get('workers')}")
+    lines += [f"harness: {harness_line(run)}" for run in data.runs]
+    return lines
+
+
+def _verdicts(report: Report) -> list[str]:
+    parts = ["## Verdicts", ""]
+    if report.problems:
+        for found in report.problems:
             parts += [f"- **{found.kind}**: `{found.puzzle_id}` ({found.mode}), "
                       f"{', '.join(found.engines)}: {found.detail}",
                       f"  - reproduce: `{found.reproduce}`"]
     else:
-        parts.append("Every answer passed the checker and the engines agree "
-                     "(timeouts and unsupported modes carry no answer).")
-    parts.append("")
-    if skipped:
-        parts += ["## Puzzles skipped (bad input)", ""]
-        parts += [f"- {line}" for line in skipped] + [""]
-    if pictures:
-        parts += ["## Plots", ""]
-        parts += [f"![{p.stem}]({p.name})" for p in pictures] + [""]
-    parts += ["## Definitions", "", summary.DEFINITIONS.strip(), ""]
-    return "\n".join(parts)
+        judged = ("the checker" if not report.model_only else
+                  "the checker (kind " + ", ".join(report.model_only)
+                  + ": against the model only)")
+        if report.failures:
+            failed = sum(f.count for f in report.failures)
+            parts.append(f"No answer given was wrong and the engines agree, but {failed} "
+                         "task(s) gave no answer because the engine or its worker failed:")
+        else:
+            parts.append(f"Every answer passed {judged} and the engines agree "
+                         "(timeouts and unsupported modes carry no answer).")
+    parts += [f"- failed: {failure.line()}" for failure in report.failures]
+    return parts + [""]

@@ -1,48 +1,93 @@
 """Summary tables from the long results frame: per engine, and per source x engine.
 
 The definitions of every column are ``DEFINITIONS``, also written into
-summary.md, so the page explains itself.
+summary.md, so the page explains itself. The paired figures against the
+baseline come from ``compare.reporting.paired``.
 """
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 
+from compare.reporting import paired
 from engines.base import ANSWERED_WORDS
 
 DEFINITIONS = """\
 * solved: answered (a solution, or unsatisfiable) and not rejected by the
   checker; a wrong answer is counted as ``wrong``, not solved;
 * times (mean, median, p90, max) are over solved tasks; ``total`` over all;
-* PAR2: mean time with every unsolved task (timeout, crash, error, wrong)
-  counted as twice the time limit; unsupported tasks (n/a) are left out;
-* ``vs <baseline>``: the engine's mean time over the puzzles both it and the
-  baseline solved, divided by the baseline's mean there (below 1 is faster);
+  they are shown in adaptive units (µs, ms, s) to 3 significant digits;
+* PAR2: mean time with every unsolved task (timeout, crash, error, memout,
+  wrong) counted as twice the time limit; unsupported tasks (n/a) are left out;
+* ``ratio`` (the headline): the shifted geometric mean of the per-puzzle
+  ratios against the baseline, exp(mean log((t + shift) / (t_baseline + shift))),
+  over the puzzles both engines attempted (``pairs``); ``t`` is the task's
+  time when solved, else its PAR2 value; shift {shift}; below 1 is faster;
+* ``95% CI``: a bootstrap interval of that ratio (scipy.stats.bootstrap, BCa,
+  {resamples} resamples of the puzzles with both engines' times kept
+  together, seed {seed});
+* ``median ratio``: the median of the same per-puzzle ratios;
+* ``W/T/L``: puzzles where the engine is faster than the baseline by more
+  than {tie}, within {tie} either way (tie), slower by more;
+* ``ratio of means``: the engine's mean time over the puzzles both it and the
+  baseline solved, divided by the baseline's mean there (one slow puzzle can
+  decide it; kept for comparison with older reports);
+* ``median CPU`` and ``peak RSS`` (when the workers record them): the median
+  CPU time of the solved tasks and the largest resident memory of a task;
+* ``virtual best``: for every puzzle, the fastest engine's task (PAR2 time):
+  what picking the right engine per puzzle would give;
 * with ``--repeat K`` each task's times are the median over its repeats, and
-  its status the most common one.
+  its status the most common one; ``rep IQR`` is the median, over the
+  engine's solved tasks, of the interquartile range of a task's K times
+  divided by its median time.
 """
 
 TASK_KEYS = ["puzzle_id", "source", "formulation", "engine", "mode"]
 PAIR_KEYS = ["puzzle_id", "formulation", "mode"]     # one puzzle run, engine aside
+VIRTUAL_BEST = "virtual best"
+LABEL_WIDTH = 28     # longer engine labels are cut in the console table
+
+
+def definitions(shift_s: float = paired.DEFAULT_SHIFT_S) -> str:
+    return DEFINITIONS.format(shift=duration(shift_s), resamples=paired.RESAMPLES,
+                              seed=paired.SEED, tie=f"{paired.TIE:.0%}")
 
 
 def per_task(frame: pd.DataFrame) -> pd.DataFrame:
-    """One row per task, repeats folded into medians."""
+    """One row per task, repeats folded into medians (and their spread, ``iqr_s``)."""
     frame = frame.assign(wrong=frame["verified"].eq(False).fillna(False).astype(bool))
     if frame["repeat"].nunique() <= 1:
         return _mark_solved(frame.copy())
     grouped = frame.groupby(TASK_KEYS, sort=False)
-    folded = grouped.agg(size=("size", "first"), clues=("clues", "first"),
+    folded = grouped.agg(kind=("kind", "first"), size=("size", "first"),
+                         clues=("clues", "first"), limit=("limit", "first"),
                          timeout=("timeout", "first"), build_s=("build_s", "median"),
                          solve_s=("solve_s", "median"), total_s=("total_s", "median"),
-                         nodes=("nodes", "median"), wrong=("wrong", "any"),
+                         iqr_s=("total_s", lambda s: s.quantile(0.75) - s.quantile(0.25)),
+                         nodes=("nodes", "median"), count=("count", "first"),
+                         cpu_s=("cpu_s", "median"), peak_rss_mb=("peak_rss_mb", "max"),
+                         wrong=("wrong", "any"), repeats=("repeat", "size"),
                          status=("status", lambda s: s.mode().iloc[0]))
     return _mark_solved(folded.reset_index())
 
 
 def _mark_solved(tasks: pd.DataFrame) -> pd.DataFrame:
     tasks["solved"] = tasks["status"].isin(ANSWERED_WORDS) & ~tasks["wrong"]
+    tasks["attempted"] = tasks["status"] != "unsupported"
     tasks["par2_s"] = tasks["total_s"].where(tasks["solved"], 2 * tasks["timeout"])
     return tasks
+
+
+def common_runs(frame: pd.DataFrame, repeat: int | None = None,
+                engines: int | None = None) -> pd.DataFrame:
+    """Only the puzzle runs every engine finished (all repeats), so engines are
+    compared on the same tasks even when a run was cut short. ``engines``: how
+    many the run planned (default: those with any stored result)."""
+    engines = max(engines or 0, frame["engine"].nunique())
+    repeat = repeat or int(frame["repeat"].max() + 1 if len(frame) else 1)
+    rows = frame.groupby(PAIR_KEYS, sort=False)["engine"].transform("size")
+    return frame[rows == engines * repeat]
 
 
 def choose_baseline(tasks: pd.DataFrame, wanted: str | None = None) -> str | None:
@@ -50,56 +95,161 @@ def choose_baseline(tasks: pd.DataFrame, wanted: str | None = None) -> str | Non
     engines = list(dict.fromkeys(tasks["engine"]))
     if wanted:
         return wanted if wanted in engines else None
-    rated = tasks[tasks["status"] != "unsupported"].groupby("engine")["par2_s"].mean()
+    rated = tasks[tasks["attempted"]].groupby("engine")["par2_s"].mean()
+    rated = rated.drop(VIRTUAL_BEST, errors="ignore")
     if rated.empty:
         return None
     backtrackers = rated[[e.startswith("backtracking") for e in rated.index]]
     return (backtrackers if not backtrackers.empty else rated).idxmin()
 
 
-def engine_table(tasks: pd.DataFrame, baseline: str | None,
-                 by: list[str] | None = None) -> pd.DataFrame:
+def with_virtual_best(tasks: pd.DataFrame) -> pd.DataFrame:
+    """The tasks plus, per puzzle run, the fastest engine's task as ``virtual best``."""
+    if tasks["engine"].nunique() < 2:
+        return tasks
+    tried = tasks[tasks["attempted"]]
+    if tried.empty:
+        return tasks
+    best = tried.loc[tried.groupby(PAIR_KEYS, sort=False)["par2_s"].idxmin()]
+    best = best.assign(engine=VIRTUAL_BEST, nodes=math.nan)
+    return pd.concat([tasks, best], ignore_index=True)
+
+
+def engine_table(tasks: pd.DataFrame, baseline: str | None, by: list[str] | None = None,
+                 shift_s: float = paired.DEFAULT_SHIFT_S,
+                 virtual_best: bool = True) -> pd.DataFrame:
     """The summary table, one row per engine (and per ``by`` group)."""
     by = list(by or [])
     if tasks["formulation"].nunique() > 1:
         by.append("formulation")
+    if virtual_best:
+        tasks = with_virtual_best(tasks)
+    odd = _count_disagreements(tasks)
     tasks = _with_baseline(tasks, baseline)
-    ratio = f"vs {baseline}" if baseline else "vs baseline"
     rows = []
     for key, group in tasks.groupby(by + ["engine"], sort=False):
         row = dict(zip(by + ["engine"], key if isinstance(key, tuple) else (key,)))
         row.update(_stats(group))
-        common = group[group["solved"] & group["base_s"].notna()]
-        base_mean = common["base_s"].mean()
-        row[ratio] = common["total_s"].mean() / base_mean if base_mean > 0 else float("nan")
+        pairs = group[group["attempted"] & group["base_par2_s"].notna()]
+        row.update(paired.compare(pairs["par2_s"].to_numpy(), pairs["base_par2_s"].to_numpy(),
+                                  shift_s))
+        both = group[group["solved"] & group["base_solved"].eq(True)]
+        base_mean = both["base_s"].mean()
+        row["ratio_of_means"] = both["total_s"].mean() / base_mean if base_mean > 0 else math.nan
+        if odd is not None:
+            row["agree"] = _agreement(group, odd)
         rows.append(row)
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    unmeasured = [c for c in ("cpu_s", "peak_rss_mb") if c in table and table[c].isna().all()]
+    return table.drop(columns=unmeasured)
 
 
 def _with_baseline(tasks: pd.DataFrame, baseline: str | None) -> pd.DataFrame:
-    """Each task gains ``base_s``: the baseline's time on that puzzle, if it solved it."""
-    base = tasks.loc[(tasks["engine"] == baseline) & tasks["solved"], PAIR_KEYS + ["total_s"]]
-    return tasks.merge(base.rename(columns={"total_s": "base_s"}), on=PAIR_KEYS, how="left")
+    """Each task gains the baseline's figures on the same puzzle run, if it attempted it."""
+    base = tasks.loc[(tasks["engine"] == baseline) & tasks["attempted"],
+                     PAIR_KEYS + ["par2_s", "total_s", "solved"]]
+    base = base.rename(columns={"par2_s": "base_par2_s", "total_s": "base_s",
+                                "solved": "base_solved"})
+    return tasks.merge(base, on=PAIR_KEYS, how="left")
 
 
 def _stats(group: pd.DataFrame) -> dict:
     status = group["status"]
     solved = group.loc[group["solved"], "total_s"]
-    rated = group[status != "unsupported"]
-    return {
+    rated = group[group["attempted"]]
+    row = {
         "tasks": len(group), "solved": int(group["solved"].sum()),
         "timeouts": int((status == "timeout").sum()),
         "crashed": int((status == "crashed").sum()),
         "errors": int((status == "error").sum()),
+        "memout": int((status == "memout").sum()),
         "wrong": int(group["wrong"].sum()),
-        "n/a": int((status == "unsupported").sum()),
+        "n/a": int((~group["attempted"]).sum()),
         "mean_s": solved.mean(), "median_s": solved.median(),
-        "p90_s": solved.quantile(0.9) if len(solved) else float("nan"),
+        "p90_s": solved.quantile(0.9) if len(solved) else math.nan,
         "max_s": solved.max(),
-        "par2_s": rated["par2_s"].mean() if len(rated) else float("nan"),
+        "par2_s": rated["par2_s"].mean() if len(rated) else math.nan,
         "total_s": group["total_s"].sum(),
         "mean_nodes": group.loc[group["solved"], "nodes"].mean(),
+        "cpu_s": _measured(group, "cpu_s").median(),
+        "peak_rss_mb": _measured(group, "peak_rss_mb").max(),
     }
+    if "iqr_s" in group:
+        spread = group.loc[group["solved"] & (group["total_s"] > 0)]
+        row["rep_iqr"] = (spread["iqr_s"] / spread["total_s"]).median()
+    return row
+
+
+def _measured(group: pd.DataFrame, column: str) -> pd.Series:
+    """A worker measurement over the solved tasks; empty where workers did not record it."""
+    if column not in group:
+        return pd.Series(dtype=float)
+    return pd.to_numeric(group.loc[group["solved"], column], errors="coerce").dropna()
+
+
+# ----- count mode and formulations ------------------------------------------------
+def count_table(tasks: pd.DataFrame) -> pd.DataFrame:
+    """Count mode: each puzzle's count per engine ('N+' where the limit stopped it)."""
+    done = tasks[tasks["solved"] & tasks["count"].notna()]
+    shown = done.assign(shown=[f"{int(c)}+" if c >= limit else str(int(c))
+                               for c, limit in zip(done["count"], done["limit"])])
+    table = shown.pivot_table(index="puzzle_id", columns="engine", values="shown",
+                              aggfunc="first", sort=False)
+    table = table.reindex(index=list(dict.fromkeys(tasks["puzzle_id"])),
+                          columns=list(dict.fromkeys(tasks["engine"])))
+    agree = done.groupby("puzzle_id")["count"].nunique()
+    table["agree"] = ["-" if pid not in agree.index else ("yes" if agree[pid] == 1 else "NO")
+                      for pid in table.index]
+    return table.fillna("-").reset_index()
+
+
+def _count_disagreements(tasks: pd.DataFrame) -> set | None:
+    """Puzzle runs whose finished counts differ between engines (None: no count mode)."""
+    if not tasks["mode"].eq("count").any():
+        return None
+    done = tasks[tasks["solved"] & tasks["count"].notna() & (tasks["engine"] != VIRTUAL_BEST)]
+    spread = done.groupby(PAIR_KEYS)["count"].nunique()
+    return set(spread[spread > 1].index)
+
+
+def _agreement(group: pd.DataFrame, odd: set) -> str:
+    """'yes', or how many of the engine's counts another engine contradicts."""
+    done = group[group["solved"] & group["count"].notna()]
+    bad = sum(key in odd for key in zip(*(done[k] for k in PAIR_KEYS)))
+    return "yes" if not bad else f"no ({bad})"
+
+
+def formulation_table(tasks: pd.DataFrame,
+                      shift_s: float = paired.DEFAULT_SHIFT_S) -> pd.DataFrame:
+    """Engine x formulation: the shifted geometric mean time over the puzzles the
+    engine ran in every formulation, its ratio to the first formulation, the winner."""
+    forms = list(dict.fromkeys(tasks["formulation"]))
+    rows = []
+    for engine, group in tasks[tasks["attempted"]].groupby("engine", sort=False):
+        wide = group.pivot_table(index=["puzzle_id", "mode"], columns="formulation",
+                                 values="par2_s", aggfunc="first")
+        present = [f for f in forms if f in wide.columns]
+        wide = wide[present].dropna()
+        if wide.empty:
+            continue
+        times = {f: paired.shifted_geomean(wide[f], shift_s) for f in present}
+        winner = min(times, key=times.get)
+        for form in present:
+            rows.append({"engine": engine, "formulation": form, "puzzles": len(wide),
+                         "time_s": times[form], "ratio": paired.compare(
+                             wide[form].to_numpy(), wide[present[0]].to_numpy(),
+                             shift_s)["ratio"], "winner": form == winner})
+    return pd.DataFrame(rows)
+
+
+def formulation_grid(table: pd.DataFrame) -> pd.DataFrame:
+    """The formulation table as engine rows and formulation columns, winner starred."""
+    cells = {}
+    for row in table.itertuples(index=False):
+        mark = " *" if row.winner else ""
+        cells.setdefault(row.engine, {"engine": _cut(row.engine), "puzzles": row.puzzles})[
+            row.formulation] = f"{duration(row.time_s)} (x{sig3(row.ratio)}){mark}"
+    return pd.DataFrame(list(cells.values())).fillna("-")
 
 
 # ----- presentation ------------------------------------------------------------
@@ -114,27 +264,86 @@ def in_order(table: pd.DataFrame, order: dict[str, list]) -> pd.DataFrame:
     return table.sort_values(keys, key=rank, kind="stable").reset_index(drop=True)
 
 
+def duration(seconds) -> str:
+    """Adaptive units, 3 significant digits: 45.2 µs, 3.07 ms, 1.25 s; '-' for none."""
+    if seconds is None or pd.isna(seconds):
+        return "-"
+    if seconds == 0:
+        return "0"
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
+        if abs(seconds) >= scale or unit == "µs":
+            return f"{sig3(seconds / scale)} {unit}"
+    raise AssertionError("unreachable")
+
+
+def sig3(value) -> str:
+    """3 significant digits without exponents (1234 stays 1234)."""
+    if value is None or pd.isna(value):
+        return "-"
+    if abs(value) >= 1000:
+        return f"{value:.0f}"
+    text = f"{value:#.3g}"
+    return f"{float(text):.0f}" if "e" in text else text.rstrip(".")
+
+
+HEADERS = {"mean_s": "mean", "median_s": "median", "p90_s": "p90", "max_s": "max",
+           "par2_s": "PAR2", "total_s": "total", "mean_nodes": "nodes", "rep_iqr": "rep IQR",
+           "median_ratio": "median ratio", "ratio_of_means": "ratio of means",
+           "time_s": "time", "cpu_s": "median CPU", "peak_rss_mb": "peak RSS"}
+
+
 def formatted(table: pd.DataFrame) -> pd.DataFrame:
-    """Times to 4 decimals, node counts whole, ratios to 2 decimals; NaN as '-'."""
-    out = table.copy().astype(object)
+    """Times in adaptive units, ratios to 3 digits, CI and W/T/L in one cell each."""
+    out = {}
     for column in table.columns:
         values = table[column]
-        if column.endswith("_s"):
-            out[column] = [_num(v, "{:.4f}") for v in values]
+        if column == "ci_high" or column in ("ties", "losses") and "wins" in table:
+            continue
+        if column == "ci_low":
+            out["95% CI"] = [f"[{sig3(lo)}, {sig3(hi)}]" if not pd.isna(lo) else "-"
+                             for lo, hi in zip(values, table["ci_high"])]
+        elif column == "wins":
+            out["W/T/L"] = [f"{w}/{t}/{lost}" for w, t, lost in
+                            zip(values, table["ties"], table["losses"])]
+        elif column.endswith("_s"):
+            out[HEADERS.get(column, column)] = [duration(v) for v in values]
         elif column == "mean_nodes":
-            out[column] = [_num(v, "{:.0f}") for v in values]
-        elif column.startswith("vs "):
-            out[column] = [_num(v, "{:.2f}") for v in values]
-    return out
+            out[HEADERS[column]] = ["-" if pd.isna(v) else f"{v:.0f}" for v in values]
+        elif column == "peak_rss_mb":
+            out[HEADERS[column]] = ["-" if pd.isna(v) else f"{v:.0f} MB" for v in values]
+        elif column == "rep_iqr":
+            out[HEADERS[column]] = ["-" if pd.isna(v) else f"{v:.1%}" for v in values]
+        elif "ratio" in column:
+            out[HEADERS.get(column, column)] = [sig3(v) for v in values]
+        else:
+            out[HEADERS.get(column, column)] = ["-" if v is None or v is pd.NA else v
+                                                for v in values]
+    return pd.DataFrame(out)
 
 
-def _num(value, pattern: str) -> str:
-    return "-" if pd.isna(value) else pattern.format(value)
+def compact(table: pd.DataFrame) -> pd.DataFrame:
+    """The console's per-engine table: what decides, in at most 100 columns."""
+    label = table["engine"].map(_cut)
+    if "formulation" in table:
+        label = label + " [" + table["formulation"] + "]"
+    short = pd.DataFrame({"engine": label,
+                          "solved": [f"{s}/{t - na}" for s, t, na in
+                                     zip(table["solved"], table["tasks"], table["n/a"])],
+                          "median_s": table["median_s"], "par2_s": table["par2_s"]})
+    for column in ("ratio", "ci_low", "ci_high", "wins", "ties", "losses"):
+        short[column] = table[column]
+    if "agree" in table:
+        short["counts agree"] = table["agree"]
+    return short
 
 
-def to_markdown(table: pd.DataFrame) -> str:
+def _cut(label: str) -> str:
+    return label if len(label) <= LABEL_WIDTH else label[:LABEL_WIDTH - 3] + "..."
+
+
+def to_markdown(table: pd.DataFrame, raw: bool = False) -> str:
     """A GitHub table without the optional ``tabulate`` dependency."""
-    shown = formatted(table)
+    shown = table if raw else formatted(table)
     head = "| " + " | ".join(map(str, shown.columns)) + " |"
     rule = "|" + "|".join("---" for _ in shown.columns) + "|"
     body = ["| " + " | ".join(str(v) for v in row) + " |"
@@ -142,5 +351,5 @@ def to_markdown(table: pd.DataFrame) -> str:
     return "\n".join([head, rule, *body])
 
 
-def to_text(table: pd.DataFrame) -> str:
-    return formatted(table).to_string(index=False)
+def to_text(table: pd.DataFrame, raw: bool = False) -> str:
+    return (table if raw else formatted(table)).to_string(index=False)

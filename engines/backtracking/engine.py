@@ -12,7 +12,7 @@ from typing import Any
 
 from puzzles.model import AllDifferent, Linear, Model, ModelError, NotEqualOffset, Table
 
-from ..base import KEEP_SOLUTIONS, Engine, EngineOptionError, Outcome, Status
+from ..base import KEEP_SOLUTIONS, Engine, Outcome, Status
 from . import fast, general, seed
 from .report import Report
 from .shape import shape_for
@@ -39,13 +39,7 @@ class BacktrackingEngine(Engine):
     library = ""
     constraint_kinds = frozenset({AllDifferent, Linear, NotEqualOffset, Table})
     option_defaults = {"variant": "fast"}
-
-    @classmethod
-    def validate_options(cls, options: dict[str, Any]) -> None:
-        if options["variant"] not in VARIANTS:
-            raise EngineOptionError(
-                f"engine {cls.name!r}: variant={options['variant']!r} is not one of "
-                f"{', '.join(VARIANTS)}")
+    option_choices = {"variant": VARIANTS}
 
     def translate(self, model: Model) -> Translated:
         shape = shape_for(model.structure)

@@ -33,7 +33,7 @@ from typing import Callable, TypeVar
 
 from puzzles.model import AllDifferent, Structure
 
-from .cache import StructureCache
+from ..structure_cache import StructureCache
 
 CACHE_SIZE = 16          # shapes kept; a run rarely mixes more than a few
 T = TypeVar("T")

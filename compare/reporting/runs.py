@@ -1,0 +1,111 @@
+"""Two runs side by side: did an engine get slower, and did any answer change?
+
+``run_compare.py report --compare A B`` (and ``compare.compare_runs``), in
+the spirit of ``pyperf compare_to``. Per engine, over the tasks both runs
+finished (same puzzle, formulation, engine label and mode; repeats folded
+into per-task medians), the paired ratio B/A is the shifted geometric mean of
+per-task time ratios, with a bootstrap CI over puzzles, exactly as the
+headline of a single report. A change is called only when the whole
+interval lies outside the tie band (``paired.TIE``): a run on a busy machine
+drifts a few percent, and that is no finding. Tasks whose status or verdict
+changed are listed one by one.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from compare.harness.store import Store
+from compare.reporting import paired, summary
+from engines.base import ANSWERED_WORDS
+
+TASK = ["puzzle_id", "formulation", "engine", "mode"]
+
+
+@dataclass
+class RunDiff:
+    a: Path
+    b: Path
+    engines: pd.DataFrame        # per engine: tasks, ratio B/A, CI, W/T/L, verdict
+    changed: pd.DataFrame        # tasks whose status or verdict differs
+    shift_s: float = paired.DEFAULT_SHIFT_S
+    notes: list[str] = field(default_factory=list)
+
+    def slower_than(self, above: float) -> list[str]:
+        """Engines whose ratio B/A is above ``above`` with confidence (CI low above it)."""
+        rows = self.engines[self.engines["ci_low"] > above]
+        return list(rows["engine"])
+
+    def text(self) -> str:
+        lines = [f"A: {self.a}", f"B: {self.b}", ""]
+        if self.engines.empty:
+            lines.append("no engine has a task in both runs")
+        else:
+            shown = summary.formatted(self.engines.rename(columns={"ratio": "ratio B/A"}))
+            lines += [shown.to_string(index=False), "",
+                      "ratio B/A: shifted geometric mean of the per-task time ratios (shift "
+                      f"{summary.duration(self.shift_s)}),",
+                      "with its 95% bootstrap CI over puzzles; W/T/L: tasks where B is faster / "
+                      f"within {paired.TIE:.0%} / slower;",
+                      "a change is called only when the whole CI lies outside that band."]
+        if len(self.changed):
+            lines += ["", f"{len(self.changed)} task(s) changed status or verdict:"]
+            lines += [f"  {r.engine} {r.puzzle_id} [{r.formulation}, {r.mode}]: "
+                      f"{r.status_a} ({r.verdict_a}) -> {r.status_b} ({r.verdict_b})"
+                      for r in self.changed.itertuples(index=False)]
+        else:
+            lines += ["", "no task changed status or verdict"]
+        return "\n".join(lines + self.notes)
+
+
+def read_run(folder: Path | str) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    """The run's raw rows, its per-task rows (repeats folded) and its puzzles."""
+    with Store(folder) as store:
+        frame, puzzles = store.frame(), store.puzzles()
+    return frame, summary.per_task(frame) if len(frame) else frame, puzzles
+
+
+def compare_runs(a: Path | str, b: Path | str,
+                 shift_s: float = paired.DEFAULT_SHIFT_S) -> RunDiff:
+    """Run B against run A, engine by engine, on the tasks both finished."""
+    raw_a, tasks_a, puzzles_a = read_run(a)
+    raw_b, tasks_b, puzzles_b = read_run(b)
+    notes = []
+    other = {pid for pid in set(puzzles_a) & set(puzzles_b)
+             if puzzles_a[pid].get("text") != puzzles_b[pid].get("text")}
+    if other:
+        notes.append(f"left out: {len(other)} puzzle id(s) name different puzzles in A and B "
+                     f"(e.g. {sorted(other)[0]})")
+    only = sorted(set(raw_a["engine"]) ^ set(raw_b["engine"]))
+    if only:
+        notes.append("engines in one run only (not compared): " + ", ".join(only))
+    return RunDiff(Path(a), Path(b), _engines(tasks_a, tasks_b, other, shift_s),
+                   _changed(tasks_a, tasks_b, other), shift_s, ["", *notes] if notes else [])
+
+
+def _engines(tasks_a, tasks_b, other: set, shift_s: float) -> pd.DataFrame:
+    columns = TASK + ["par2_s", "attempted"]
+    both = tasks_a[columns].merge(tasks_b[columns], on=TASK, suffixes=("_a", "_b"))
+    both = both[both["attempted_a"] & both["attempted_b"] & ~both["puzzle_id"].isin(other)]
+    rows = []
+    for engine, group in both.groupby("engine", sort=False):
+        figures = paired.compare(group["par2_s_b"].to_numpy(), group["par2_s_a"].to_numpy(),
+                                 shift_s)
+        rows.append({"engine": engine, "tasks": figures.pop("pairs"), **figures,
+                     "verdict": paired.verdict(figures["ci_low"], figures["ci_high"])})
+    return pd.DataFrame(rows, columns=["engine", "tasks", "ratio", "ci_low", "ci_high",
+                                       "median_ratio", "wins", "ties", "losses", "verdict"])
+
+
+def _changed(tasks_a, tasks_b, other: set) -> pd.DataFrame:
+    """Tasks whose status (the most common over repeats) or verdict differs."""
+    def verdicts(tasks):
+        answered = tasks["status"].isin(ANSWERED_WORDS)
+        said = pd.Series("no answer", index=tasks.index).mask(answered, "verified")
+        return tasks[TASK + ["status"]].assign(verdict=said.mask(tasks["wrong"], "WRONG"))
+    both = verdicts(tasks_a).merge(verdicts(tasks_b), on=TASK, suffixes=("_a", "_b"))
+    both = both[~both["puzzle_id"].isin(other)]
+    moved = (both["status_a"] != both["status_b"]) | (both["verdict_a"] != both["verdict_b"])
+    return both[moved].reset_index(drop=True)

@@ -1,0 +1,629 @@
+"""CPMpy behind the engine template: one modelling layer, several solvers.
+
+``cpmpy:solver=NAME`` hands the model to one of CPMpy's backends:
+
+* ``ortools`` (default): OR-Tools CP-SAT, lazy clause generation (CP + SAT);
+* ``choco``: Choco, a classic propagate-and-branch CP solver (pychoco);
+* ``exact``: Exact, a pseudo-Boolean solver with cutting planes;
+* ``pysat``: a CDCL SAT solver from PySAT (Glucose 4 by default) on CPMpy's
+  own Boolean encoding of the integer model;
+* ``z3``: the Z3 SMT solver;
+* ``pindakaas``: Pindakaas, pseudo-Boolean encodings into CaDiCaL.
+
+A backend whose package is missing (or broken) is not an error: the engine
+answers ``unsupported`` with the reason and the package to install, so the
+harness shows n/a. ``CpmpyEngine.backends()`` tells which ones work here.
+
+Options, passed through only where the backend has them (others refuse a
+value other than the default, so a spec never silently means nothing):
+
+* ``workers`` (default 1): CP-SAT search workers, ``ortools`` only; in
+  ``first`` mode only, ``count`` and ``lexfirst`` run one (stats
+  ``workers_used``);
+* ``seed`` (default 0): random seed for ``ortools`` (``random_seed``),
+  ``exact`` (``seed``; 0 keeps Exact's own default, as Exact refuses 0) and
+  ``z3`` (``random_seed``).
+
+Modes, all exact on every backend: ``first`` is one solve; ``count`` is
+CPMpy's ``solveAll`` with ``solution_limit``; ``lexfirst`` checks a first
+solution with "is there a lexicographically smaller one?" and only if so
+turns to ``lexprobe.lexfirst_by_probes``. Extra constraints for those checks
+go in as assumptions (one solver, reused) where the backend takes
+assumptions, else into a fresh solver per check (``choco``).
+
+Effort figures are each backend's own, summed over its solve calls (stats
+``effort`` names them): CP-SAT branches and conflicts; Choco nodes and
+backtracks; Exact, PySAT and Z3 decisions and conflicts; Pindakaas reports
+none (0).
+"""
+from __future__ import annotations
+
+import hashlib
+import time
+from array import array
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Callable
+
+from puzzles.model import (
+    OPERATORS,
+    AllDifferent,
+    Linear,
+    Model,
+    NotEqualOffset,
+    Structure,
+    Table,
+    merged_terms,
+)
+
+from .base import KEEP_SOLUTIONS, Engine, EngineOptionError, Outcome, Status, library_version
+from .lexprobe import SearchTimeout, lexfirst_by_probes
+from .structure_cache import StructureCache
+
+try:
+    import cpmpy as cp
+    from cpmpy.solvers.solver_interface import ExitStatus
+    from cpmpy.solvers.utils import SolverLookup
+except ImportError:  # the registry still lists the engine, as unavailable
+    cp = None
+
+# CPMpy turns a time limit into a string for Choco ("<float>s"), and Choco reads
+# "1e-05s" as five seconds: limits are kept where str() writes plain decimals.
+MIN_LIMIT_S, MAX_LIMIT_S = 0.001, 1e6
+SAT_LINEAR_SPAN = 512    # see Backend.max_linear_span
+
+
+# ----- effort: each backend's own counters ----------------------------------------------
+def _ortools_effort(solver) -> dict[str, float]:
+    ort = solver.ort_solver
+    return {"branches": ort.num_branches, "conflicts": ort.num_conflicts,
+            "wall_s": ort.wall_time}
+
+
+def _choco_effort(solver) -> dict[str, float]:
+    """Read through pychoco's backend: pychoco 0.4's ``Solver.get_node_count`` is
+    defined twice and the later one returns the time count instead."""
+    from pychoco import backend
+    handle = solver.chc_solver._handle
+    return {"nodes": backend.get_node_count(handle),
+            "backtracks": backend.get_backtrack_count(handle),
+            "fails": backend.get_fail_count(handle)}
+
+
+def _exact_effort(solver) -> dict[str, float]:
+    stats = dict(solver.xct_solver.getStats())    # counts, reported as floats
+    return {k: int(stats.get(k, 0)) for k in ("decisions", "conflicts", "propagations")}
+
+
+def _pysat_effort(solver) -> dict[str, float]:
+    stats = solver.pysat_solver.accum_stats() or {}
+    return {k: stats.get(k, 0) for k in ("decisions", "conflicts", "propagations")}
+
+
+def _z3_effort(solver) -> dict[str, float]:
+    stats = solver.z3_solver.statistics()
+    found = {k: stats.get_key_value(k) for k in stats.keys()}
+    return {k: found.get(k, found.get(f"sat {k}", 0)) for k in ("decisions", "conflicts")}
+
+
+def _no_effort(solver) -> dict[str, float]:
+    return {}
+
+
+@dataclass(frozen=True)
+class Backend:
+    """What the engine needs to know of one CPMpy solver.
+
+    ``cumulative``: its counters cover the solver object's life, not one call,
+    so only the growth since the last reading is added. ``neq_as_alldiff``:
+    ``x != y + c`` goes in as a two-term AllDifferent, which CPMpy encodes for
+    SAT and pseudo-Boolean solvers per value (a 9x9 ``pairwise`` Sudoku: PySAT
+    5 ms instead of 4 s; the ``pairwise`` killer9: Exact 0.2 s instead of 6.5 s)
+    and CP-SAT handles as one constraint; Choco and Z3 are faster with the
+    plain disequality. ``native_enumeration``: ``solveAll`` runs inside the
+    library, so Python must not raise from its callback.
+    """
+    name: str
+    package: str
+    what: str
+    assumptions: bool
+    neq_as_alldiff: bool
+    native_enumeration: bool
+    effort: Callable[[Any], dict[str, float]]
+    effort_note: str
+    nodes_key: str = ""
+    backtracks_key: str = ""
+    cumulative: bool = False
+    seed: str = ""             # the keyword the seed travels as
+    seed_at_init: bool = False
+    max_linear_span: int | None = None
+
+
+BACKENDS: dict[str, Backend] = {b.name: b for b in (
+    Backend("ortools", "ortools", "OR-Tools CP-SAT: lazy clause generation (CP + SAT)",
+            True, True, True, _ortools_effort,
+            "nodes = CP-SAT branches, backtracks = conflicts",
+            "branches", "conflicts", seed="random_seed"),
+    Backend("choco", "pychoco", "Choco: propagation and branching CP solver",
+            False, False, True, _choco_effort,
+            "nodes = Choco search nodes, backtracks = Choco backtracks",
+            "nodes", "backtracks"),
+    Backend("exact", "exact", "Exact: pseudo-Boolean solver with cutting planes",
+            True, True, False, _exact_effort,
+            "nodes = Exact decisions, backtracks = conflicts",
+            "decisions", "conflicts", cumulative=True, seed="seed", seed_at_init=True),
+    Backend("pysat", "python-sat", "PySAT (Glucose 4): CDCL SAT on CPMpy's Boolean encoding",
+            True, True, False, _pysat_effort,
+            "nodes = SAT decisions, backtracks = conflicts",
+            "decisions", "conflicts", cumulative=True, max_linear_span=SAT_LINEAR_SPAN),
+    Backend("z3", "z3-solver", "Z3: SMT solver",
+            True, False, False, _z3_effort,
+            "nodes = Z3 decisions, backtracks = conflicts",
+            "decisions", "conflicts", seed="random_seed"),
+    Backend("pindakaas", "pindakaas", "Pindakaas: pseudo-Boolean encodings into CaDiCaL",
+            True, True, False, _no_effort, "not reported by the backend",
+            max_linear_span=SAT_LINEAR_SPAN),
+)}
+
+
+def linear_span(structure: Structure) -> int:
+    """The most values any linear constraint's sum can take: ``sum |a| * (max - min)``."""
+    widest = 0
+    for con in structure.constraints:
+        if isinstance(con, Linear):
+            merged = merged_terms(con)
+            widest = max(widest, sum(abs(a) * (max(structure.domains[v]) - min(structure.domains[v]))
+                                     for a, v in zip(merged.coeffs, merged.vars)
+                                     if structure.domains[v]))
+    return widest
+
+
+_SPANS = StructureCache(linear_span)
+
+
+# ----- discovery ----------------------------------------------------------------------------
+@lru_cache(maxsize=None)
+def probe_backend(name: str) -> tuple[bool, str, str]:
+    """(works, version, reason): a tiny model solved and checked, once per process.
+
+    The model has each form the translation posts (AllDifferent, a weighted
+    sum, a table, an offset disequality): PySAT passes CPMpy's ``supported()``
+    without ``pypblib`` yet fails on the first weighted sum. ``supported()``
+    may also raise rather than say no (PySAT with ``pypblib`` but without
+    ``python-sat``'s ``pb`` module), so any failure is a reason, never an error.
+    """
+    backend = BACKENDS[name]
+    hint = f"pip install {backend.package}"
+    if cp is None:
+        return False, "", f"cpmpy is not installed ({hint} cpmpy)"
+    try:
+        try:
+            cls = SolverLookup.lookup(name)
+        except ValueError:
+            cls = None
+        if cls is None:
+            return False, "", f"unknown to CPMpy {library_version('cpmpy')} (pip install -U cpmpy)"
+        if not cls.supported():
+            return False, "", f"not installed ({hint})"
+        # CPMpy before 1.0 has no version() on its solver classes
+        version = (getattr(cls, "version", lambda: None)()
+                   or library_version(backend.package))
+        x, y = cp.intvar(1, 3, shape=2, name=f"probe_{name}")
+        solver = SolverLookup.get(name)
+        solver += [cp.AllDifferent([x, y]), 2 * x + 3 * y <= 9, x != y + 1,
+                   cp.Table([x, y], [[1, 2], [2, 1], [1, 3]])]
+        if not solver.solve() or (x.value(), y.value()) != (1, 2):
+            return False, version, ("answers a two-variable test model wrongly (is this "
+                                    f"{backend.package} release one CPMpy supports?)")
+    except Exception as exc:   # a broken install is reported, not raised
+        return False, "", f"not working: {type(exc).__name__}: {exc} ({hint})"
+    return True, version, ""
+
+
+# ----- translation --------------------------------------------------------------------------
+def _variable(dom: tuple[int, ...]):
+    if dom == (0, 1):
+        return cp.boolvar()
+    return cp.intvar(min(dom), max(dom))
+
+
+def _expr_of(con, xs, neq_as_alldiff: bool):
+    """One model constraint as a CPMpy expression (see docs/engines-cpmpy.md).
+
+    Degenerate shapes become constants here because some backends fail on
+    them (an empty table, a sum over nothing, an AllDifferent naming a
+    variable twice), and each is decided by the model alone.
+    """
+    if isinstance(con, AllDifferent):
+        if len(set(con.vars)) < len(con.vars):
+            return cp.BoolVal(False)
+        return cp.AllDifferent([xs[v] for v in con.vars]) if len(con.vars) > 1 else None
+    if isinstance(con, Linear):
+        merged = merged_terms(con)
+        if not merged.vars:
+            return cp.BoolVal(bool(OPERATORS[con.op](0, con.rhs)))
+        total = cp.sum([a * xs[v] for a, v in zip(merged.coeffs, merged.vars)])
+        return OPERATORS[con.op](total, con.rhs)
+    if isinstance(con, NotEqualOffset):
+        if con.x == con.y:
+            return cp.BoolVal(con.c != 0)
+        x, y = xs[con.x], xs[con.y]
+        if neq_as_alldiff:
+            return cp.AllDifferent([x, y + con.c] if con.c else [x, y])
+        return x != y + con.c
+    if not con.vars:
+        return cp.BoolVal(() in con.tuples)
+    if not con.tuples:
+        return cp.BoolVal(False)
+    return cp.Table([xs[v] for v in con.vars], [list(t) for t in con.tuples])
+
+
+@dataclass
+class Shape:
+    """CPMpy variables and constraint expressions of one structure.
+
+    Built once per structure (and per disequality form): givens arrive as
+    ``x == v`` constraints on top, which CPMpy transforms faster than fresh
+    variables with narrowed bounds (PySAT on a 9x9 Sudoku: 83 ms a puzzle
+    instead of 136 ms).
+    """
+    xs: list
+    constraints: list
+
+
+def _shape(structure: Structure, neq_as_alldiff: bool) -> Shape:
+    xs = [_variable(dom) for dom in structure.domains]
+    constraints = [cp.InDomain(x, list(dom)) for x, dom in zip(xs, structure.domains)
+                   if dom and max(dom) - min(dom) + 1 != len(dom)]
+    for con in structure.constraints:
+        expr = _expr_of(con, xs, neq_as_alldiff)
+        if expr is not None:
+            constraints.append(expr)
+    return Shape(xs, constraints)
+
+
+_SHAPES = {flag: StructureCache(lambda s, flag=flag: _shape(s, flag)) for flag in (False, True)}
+
+
+@dataclass
+class CpmTask:
+    """A translated model: its variables, narrowed domains, constraints and a solver
+    with them posted (None when a domain is empty: unsatisfiable before search)."""
+    xs: list
+    domains: list[tuple[int, ...]]
+    constraints: list
+    solver: Any = None
+
+    @property
+    def empty(self) -> bool:
+        return self.solver is None
+
+
+# ----- search ---------------------------------------------------------------------------------
+class _OutOfTime(Exception):
+    """Raised from a ``solveAll`` callback that runs in CPMpy's Python loop."""
+
+
+class Runner:
+    """Solve calls of one search against one deadline, adding up the backend's effort."""
+
+    def __init__(self, engine: "CpmpyEngine", deadline: float | None, workers: int = 1):
+        self.engine, self.backend, self.deadline = engine, engine.backend, deadline
+        self.workers = workers
+        self.calls = 0
+        self.effort: dict[str, float] = {}
+        self._seen: dict[int, dict[str, float]] = {}
+
+    def left(self) -> float | None:
+        """Seconds left for the next call, in the range every backend reads right."""
+        if self.deadline is None:
+            return None
+        left = self.deadline - time.perf_counter()
+        if left <= 0:
+            raise SearchTimeout
+        return min(max(round(left, 3), MIN_LIMIT_S), MAX_LIMIT_S)
+
+    def measure(self, solver) -> None:
+        self.calls += 1
+        now = self.backend.effort(solver)
+        before = self._seen.get(id(solver), {}) if self.backend.cumulative else {}
+        if self.backend.cumulative:
+            self._seen[id(solver)] = now
+        for key, value in now.items():
+            self.effort[key] = self.effort.get(key, 0) + value - before.get(key, 0)
+
+    def solve(self, solver, assumptions=None) -> bool:
+        """One solve: True with a solution, False when proven infeasible."""
+        kwargs = self.engine.solve_kwargs(self.workers)
+        if assumptions:
+            kwargs["assumptions"] = assumptions
+        found = solver.solve(time_limit=self.left(), **kwargs)
+        self.measure(solver)
+        if found:
+            return True
+        if self.backend.name == "choco":   # CPMpy guesses from the clock; Choco knows
+            if solver.chc_solver.get_search_state() != "TERMINATED":
+                raise SearchTimeout
+        elif solver.status().exitstatus != ExitStatus.UNSATISFIABLE:
+            raise SearchTimeout
+        return False
+
+    def outcome(self, status: Status, **kw) -> Outcome:
+        stats = {"backend": self.backend.name, "solve_calls": self.calls,
+                 "effort": self.backend.effort_note, **self.effort}
+        if self.backend.name == "ortools":
+            stats["workers_used"] = self.workers
+        stats.update(kw.pop("stats", {}))
+        return Outcome(status, nodes=int(self.effort.get(self.backend.nodes_key, 0)),
+                       backtracks=int(self.effort.get(self.backend.backtracks_key, 0)),
+                       stats=stats, **kw)
+
+
+def values(xs) -> tuple[int, ...]:
+    return tuple(int(x.value()) for x in xs)
+
+
+class Checks:
+    """Solves of one model under extra constraints that come and go.
+
+    With assumptions, each extra constraint is posted once behind its own
+    literal (``lit -> expr``, kept by key) and a check assumes the literals it
+    needs, so one solver keeps what it learnt. Without (Choco), each check is
+    a fresh solver with the extra constraints posted for good.
+    """
+
+    def __init__(self, engine: "CpmpyEngine", task: CpmTask, runner: Runner):
+        self.engine, self.task, self.runner = engine, task, runner
+        self.literals: dict[Any, Any] = {}
+        self.unused = task.solver     # the translated solver, until its one solve
+
+    def solve(self, extra: list[tuple[Any, Callable[[], Any]]] | None = None
+              ) -> tuple[int, ...] | None:
+        """A solution under ``extra`` (``(key, make_expr)`` pairs), or None if there is none."""
+        extra = extra or []
+        if self.engine.backend.assumptions:
+            solver, assumed = self.task.solver, []
+            for key, make in extra:
+                if key not in self.literals:
+                    lit = cp.boolvar()
+                    solver += lit.implies(make())
+                    self.literals[key] = lit
+                assumed.append(self.literals[key])
+        elif not extra and self.unused is not None:
+            solver, assumed, self.unused = self.unused, None, None
+        else:
+            solver, assumed = self.engine.new_solver(
+                self.task.constraints + [make() for _, make in extra], self.task.xs), None
+        if not self.runner.solve(solver, assumed):
+            return None
+        return values(self.task.xs)
+
+
+def _in_domain(x, allowed: tuple[int, ...], base: tuple[int, ...]):
+    """``x`` restricted to ``allowed`` (a subset of ``base``), as simply as it goes."""
+    if len(allowed) == 1:
+        return x == allowed[0]
+    if set(allowed) == {v for v in base if v <= max(allowed)}:
+        return x <= max(allowed)
+    return cp.InDomain(x, list(allowed))
+
+
+class CpmpyEngine(Engine):
+    """A CPMpy backend chosen by ``solver``; one worker and a fixed seed unless told otherwise."""
+
+    name = "cpmpy"
+    library = "cpmpy"
+    in_default_set = False
+    constraint_kinds = frozenset({AllDifferent, Linear, NotEqualOffset, Table})
+    option_defaults = {"solver": "ortools", "workers": 1, "seed": 0}
+    option_choices = {"solver": tuple(BACKENDS)}
+
+    def __init__(self, **options: Any):
+        super().__init__(**options)
+        self.backend = BACKENDS[self.options["solver"]]
+        # Reports keep one version per engine label, and a result depends on the
+        # backend's release as much as on CPMpy's: the instance names both.
+        self.version = self._version_with_backend
+
+    @property
+    def label(self) -> str:
+        """Always names the backend: ``cpmpy`` alone would hide which solver ran."""
+        extra = [f"{k}={v}" for k, v in self.options.items()
+                 if k == "solver" or v != self.option_defaults.get(k)]
+        return ":".join([self.name] + extra)
+
+    # ----- identity -------------------------------------------------------
+    @classmethod
+    def available(cls) -> bool:
+        return cp is not None
+
+    @classmethod
+    def backends(cls) -> list[dict[str, Any]]:
+        """Every known backend: installed and working here, its version, and what
+        to install when it is missing."""
+        table = []
+        for name, backend in BACKENDS.items():
+            works, version, reason = probe_backend(name)
+            table.append({"name": name, "what": backend.what, "package": backend.package,
+                          "working": works, "version": version, "reason": reason,
+                          "effort": backend.effort_note})
+        return table
+
+    @classmethod
+    def details(cls) -> dict[str, Any]:
+        return {"backends": cls.backends()} if cls.available() else {}
+
+    def _version_with_backend(self) -> str:
+        backend = probe_backend(self.backend.name)[1] or "missing"
+        return f"{type(self).version()} ({self.backend.name} {backend})"
+
+    @classmethod
+    def validate_options(cls, options: dict[str, Any]) -> None:
+        cls.require_ints(options, ("workers", "seed"), {"workers": 1})
+        backend = BACKENDS[options["solver"]]
+        if options["workers"] != 1 and backend.name != "ortools":
+            raise EngineOptionError(
+                f"engine 'cpmpy': workers is an ortools option; {backend.name} runs one thread")
+        if options["seed"] != 0 and not backend.seed:
+            raise EngineOptionError(
+                f"engine 'cpmpy': {backend.name} takes no seed (ortools, exact and z3 do)")
+
+    def unsupported_reason(self, model: Model, mode: str) -> str | None:
+        reason = super().unsupported_reason(model, mode)
+        if reason:
+            return reason
+        works, _, why = probe_backend(self.backend.name)
+        if not works:
+            return f"{self.label}: CPMpy backend {self.backend.name!r} is {why}"
+        cap = self.backend.max_linear_span
+        if cap is not None and Linear in model.kinds():
+            span = _SPANS.get(model.structure)
+            if span > cap:
+                return (f"{self.label}: a linear constraint spans {span} values; CPMpy's SAT "
+                        f"encoding of sums wider than {cap} exhausts memory")
+        return None
+
+    # ----- translate ------------------------------------------------------
+    def new_solver(self, constraints: list, xs: list):
+        init = {}
+        if self.backend.seed_at_init and self.options["seed"]:   # Exact refuses seed 0
+            init[self.backend.seed] = self.options["seed"]
+        solver = SolverLookup.get(self.backend.name, **init)
+        solver += constraints
+        solver.user_vars.update(xs)   # a variable in no constraint still gets a value
+        return solver
+
+    def solve_kwargs(self, workers: int) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {}
+        if self.backend.name == "ortools":
+            kwargs["num_workers"] = workers
+        if self.backend.seed and not self.backend.seed_at_init:
+            kwargs[self.backend.seed] = self.options["seed"]
+        return kwargs
+
+    def translate(self, model: Model) -> CpmTask:
+        shape = _SHAPES[self.backend.neq_as_alldiff].get(model.structure)
+        task = CpmTask(shape.xs, model.domains(), [])
+        if any(not d for d in task.domains):
+            return task
+        task.constraints = shape.constraints + [shape.xs[v] == g for v, g in model.givens]
+        task.solver = self.new_solver(task.constraints, task.xs)
+        return task
+
+    # ----- search ---------------------------------------------------------
+    def search(self, task: CpmTask, mode: str, limit: int,
+               deadline: float | None) -> Outcome:
+        runner = Runner(self, deadline, self.options["workers"] if mode == "first" else 1)
+        if task.empty:
+            return runner.outcome(Status.UNSAT, count=0 if mode == "count" else None)
+        if not task.xs:   # constants only; some backends enumerate nothing here
+            holds = all(bool(con.value()) for con in task.constraints)
+            return runner.outcome(Status.SOLVED if holds else Status.UNSAT,
+                                  solutions=[()] if holds else [],
+                                  count=int(holds) if mode == "count" else None)
+        try:
+            if mode == "count":
+                return self._count(task, limit, runner)
+            if mode == "lexfirst":
+                return self._lexfirst(task, runner)
+            if not runner.solve(task.solver):
+                return runner.outcome(Status.UNSAT)
+            return runner.outcome(Status.SOLVED, solutions=[values(task.xs)])
+        except SearchTimeout:
+            return runner.outcome(Status.TIMEOUT,
+                                  message=f"{self.backend.name}: time limit reached")
+
+    def _count(self, task: CpmTask, limit: int, runner: Runner) -> Outcome:
+        """``solveAll`` up to ``limit``, distinct solutions checked by digest.
+
+        Where CPMpy enumerates in its own Python loop (a nogood per solution,
+        posted through its transformations), that loop only counts solve time
+        against the limit: PySAT given 1 s spent 23 s posting nogoods. The
+        callback stops it at the deadline instead.
+        """
+        kept, seen = [], set()
+        duplicates = 0
+        stop_in_callback = not self.backend.native_enumeration
+
+        def record():
+            nonlocal duplicates
+            found = values(task.xs)
+            digest = hashlib.blake2b(array("q", found).tobytes(), digest_size=16).digest()
+            if digest in seen:
+                duplicates += 1
+            else:
+                seen.add(digest)
+                if len(kept) < KEEP_SOLUTIONS:
+                    kept.append(found)
+            if stop_in_callback and runner.deadline is not None \
+                    and time.perf_counter() >= runner.deadline and len(seen) < limit:
+                raise _OutOfTime
+
+        solver = task.solver
+        stats: dict[str, Any] = {}
+        reported, exhausted = None, False
+        try:
+            reported = solver.solveAll(display=record, time_limit=runner.left(),
+                                       solution_limit=limit, **self.solve_kwargs(1))
+            exhausted = self._exhausted(solver)
+        except _OutOfTime:
+            pass
+        runner.measure(solver)
+        count = len(seen)
+        if duplicates:
+            stats["duplicates_dropped"] = duplicates
+            if reported is not None and reported >= limit > count:
+                return runner.outcome(Status.ERROR, solutions=kept, count=count, stats=stats,
+                                      message=f"{self.backend.name} repeated solutions; "
+                                              "the count up to the limit is not known")
+        if count >= limit or exhausted:
+            return runner.outcome(Status.SOLVED if count else Status.UNSAT, solutions=kept,
+                                  count=count, stats=stats)
+        return runner.outcome(Status.TIMEOUT, solutions=kept, count=count, stats=stats,
+                              message=f"{self.backend.name}: time limit reached (partial count)")
+
+    def _exhausted(self, solver) -> bool:
+        """Whether the enumeration ran to its end (not stopped by a limit)."""
+        if self.backend.name == "choco":
+            return solver.chc_solver.get_search_state() == "TERMINATED"
+        return solver.status().exitstatus in (ExitStatus.OPTIMAL, ExitStatus.UNSATISFIABLE)
+
+    def _lexfirst(self, task: CpmTask, runner: Runner) -> Outcome:
+        """A first solution, checked; probes only when a smaller one exists.
+
+        The check asks for a solution ``<lex`` the first one over the variables
+        that could be smaller: none proves it smallest (the usual case: one
+        solution). Otherwise the smaller one found starts
+        ``lexfirst_by_probes``, whose docstring proves the loop exact whatever
+        order the backend searches in; each probe narrows domains through
+        ``Checks``.
+        """
+        checks = Checks(self, task, runner)
+        best = checks.solve()
+        if best is None:
+            return runner.outcome(Status.UNSAT)
+        stats: dict[str, Any] = {"lexfirst_by": "check", "probes": 0}
+        smaller = self._smaller(task, checks, best)
+        if smaller is not None:
+            def probe(doms):
+                extra = [(("in", i, dom), lambda i=i, dom=dom: _in_domain(
+                    task.xs[i], dom, task.domains[i]))
+                    for i, dom in enumerate(doms) if dom != task.domains[i]]
+                return checks.solve(extra)
+            best, stats["probes"] = lexfirst_by_probes(smaller, task.domains, probe,
+                                                       runner.deadline)
+            stats["lexfirst_by"] = "probes"
+        return runner.outcome(Status.SOLVED, solutions=[best], stats=stats)
+
+    @staticmethod
+    def _smaller(task: CpmTask, checks: Checks, best: tuple[int, ...]):
+        """A solution lexicographically below ``best``, or None.
+
+        Variables with one value cannot differ and are left out; when every
+        other one already holds its least value, nothing is smaller.
+        """
+        free = [i for i, dom in enumerate(task.domains) if len(dom) > 1]
+        if all(best[i] == min(task.domains[i]) for i in free):
+            return None
+        xs, bound = [task.xs[i] for i in free], [best[i] for i in free]
+        return checks.solve([(("below", tuple(bound)), lambda: cp.LexLess(xs, bound))])
