@@ -20,6 +20,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from compare.harness.dask_executor import ClusterError, executor_named
 from compare.harness.executor import Executor
 from compare.harness.plan import SettingsError, WorkersFailed, make_plan, run_plan
 from compare.harness.plugins import PluginError, load_plugins
@@ -31,8 +32,8 @@ from compare.reporting.runs import RunDiff
 from compare.reporting.runs import compare_runs as _compare_runs
 from puzzles.base import Puzzle
 
-__all__ = ["Comparison", "PluginError", "RunDiff", "SettingsError", "WorkersFailed",
-           "compare_runs", "open_comparison", "run_comparison"]
+__all__ = ["ClusterError", "Comparison", "PluginError", "RunDiff", "SettingsError",
+           "WorkersFailed", "compare_runs", "open_comparison", "run_comparison"]
 
 
 @dataclass
@@ -108,7 +109,8 @@ def run_comparison(puzzles: Iterable[str | Path | Puzzle] | None = None,
                    out: str | Path | None = None,
                    resume: bool = False, baseline: str | None = None,
                    plugins: str | Sequence[str] | None = None,
-                   executor: Executor | None = None, progress: bool = False,
+                   executor: Executor | str | None = None, scheduler: str | None = None,
+                   cluster=None, chunk: int | None = None, progress: bool = False,
                    announce: bool = False, command: str | None = None) -> Comparison:
     """Run engines on puzzles, check every answer, store every result.
 
@@ -119,9 +121,14 @@ def run_comparison(puzzles: Iterable[str | Path | Puzzle] | None = None,
     10 s, one repeat, a worker per core, no memory limit). With ``resume`` the settings come
     from the run in ``out``, any given one must match it, and only its
     missing tasks run.
+
+    ``executor``: ``"local"`` (the default: worker processes here), ``"dask"``
+    (with ``scheduler`` an address, or ``cluster`` ``"local:N"`` or a Dask
+    cluster object such as ``dask_jobqueue.SLURMCluster``; ``chunk`` tasks per
+    Dask task, default adaptive), or an ``Executor`` such as a ``DaskExecutor``.
     """
-    load_plugins(list(plugins) if plugins is not None and not isinstance(plugins, str)
-                 else plugins)
+    loaded = load_plugins(list(plugins) if plugins is not None and not isinstance(plugins, str)
+                          else plugins)
     names, objects = [], []
     for item in puzzles or ():
         (objects if isinstance(item, Puzzle) else names).append(str(item) if isinstance(
@@ -134,6 +141,9 @@ def run_comparison(puzzles: Iterable[str | Path | Puzzle] | None = None,
              "mode": mode, "limit": limit, "timeout": timeout, "repeat": repeat,
              "sample": sample, "seed": seed, "formulations": formulations,
              "memory_limit": memory_limit}
+    if executor is None or isinstance(executor, str):
+        executor = executor_named(executor, scheduler=scheduler, cluster=cluster, chunk=chunk,
+                                  workers=workers, plugins=",".join(loaded))
     plan = make_plan(given, out=out, resume=resume, workers=workers, baseline=baseline,
                      objects=objects, executor=executor)
     if command is None:

@@ -84,7 +84,7 @@ class Result:
     # Measured around the solve by the harness's worker, not by the engine.
     cpu_s: float | None = None          # CPU time of the process (every thread)
     peak_rss_mb: float | None = None    # peak resident memory of the process
-    host: str | None = None
+    host: str | None = None             # the machine that ran it (a cluster's worker)
 
     @property
     def total_s(self) -> float:

@@ -17,6 +17,7 @@ import sys
 import engines
 from compare.api import Interrupted, run_comparison
 from compare.cli.common import Exit, OneLineParser, add_settings, report_exit, say, setting
+from compare.harness.dask_executor import ClusterError
 from compare.harness.plan import RUN_SETTINGS, SettingsError, WorkersFailed
 from compare.harness.plugins import PluginError
 from compare.harness.store import StorageError, StoreError
@@ -71,6 +72,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="exit 0 even when tasks errored, crashed or ran out of memory")
     p.add_argument("--shift-ms", type=setting("shift_ms"), default=1.0, metavar="MS",
                    help="shift added to every time in the paired ratios (default 1 ms)")
+    p.add_argument("--executor", choices=("local", "dask"),
+                   help="where tasks run: local worker processes (default) or a Dask cluster")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="Dask scheduler to use, e.g. tcp://10.0.0.5:8786 (default: "
+                        "$DASK_SCHEDULER_ADDRESS); implies --executor dask")
+    p.add_argument("--cluster", metavar="local:N",
+                   help="start a Dask cluster of N worker processes on 127.0.0.1 for this "
+                        "run; implies --executor dask")
+    p.add_argument("--chunk", type=setting("chunk"), metavar="N",
+                   help="tasks per Dask task (default: adaptive, about 1 s of work)")
     return p
 
 
@@ -82,9 +93,10 @@ def main(argv: list[str] | None = None) -> int:
         comparison = run_comparison(
             given["puzzles"], given["engines"], **_settings(given), out=args.out,
             resume=args.resume, workers=args.workers, baseline=args.baseline,
-            progress=not args.quiet, announce=not args.quiet,
+            executor=args.executor, scheduler=args.scheduler, cluster=args.cluster,
+            chunk=args.chunk, progress=not args.quiet, announce=not args.quiet,
             command="python run_compare.py " + " ".join(shlex.quote(a) for a in argv))
-    except (SettingsError, PuzzleInputError, StoreError, PluginError) as err:
+    except (SettingsError, PuzzleInputError, StoreError, PluginError, ClusterError) as err:
         say(f"error: {err}")
         return Exit.USAGE
     except Interrupted as stop:

@@ -22,6 +22,7 @@ RANGES: dict[str, tuple[type, float, float]] = {
     "sample": (int, 1, 10_000_000),
     "seed": (int, 0, SEED_MAX),
     "memory_limit": (float, 64.0, 1_048_576.0),   # MB: 64 MB to 1 TB
+    "chunk": (int, 1, 1_000_000),                 # tasks per Dask task
     "shift_ms": (float, 0.0, 60_000.0),           # the paired ratios' time shift
     "fail_above": (float, 1.0, 1_000.0),          # report --compare: the slowdown that fails
 }

@@ -24,7 +24,7 @@ from compare.harness.executor import Executor, LocalExecutor
 from compare.harness.limits import RANGES, SettingsError, check_setting
 from compare.harness.plugins import plugin_environment
 from compare.harness.runner import execute, puzzle_digest, puzzle_row
-from compare.harness.store import STORAGE_ERRNOS, Store, storage_fault
+from compare.harness.store import STORAGE_ERRNOS, Store, StoreError, storage_fault
 from compare.harness.tasks import PuzzleRecord, build_tasks, sample_per_origin
 from puzzles.base import Puzzle
 from puzzles.default_set import default_puzzle_files
@@ -100,6 +100,9 @@ def make_plan(given: dict, *, out: str | Path | None = None, resume: bool = Fals
         executor = LocalExecutor(count, labels, settings["mode"], settings["limit"],
                                  formulations or ("alldiff",),
                                  memory_limit=settings["memory_limit"])
+    bind = getattr(executor, "bind", None)    # an executor made before the settings were known
+    if bind is not None:
+        bind(labels, settings["mode"], settings["limit"], formulations or ("alldiff",))
     plan = Plan(settings, stored, labels, identities, chosen, executor, prepared, count,
                 resume, objects, records=records, skipped=skipped, tasks=tasks,
                 folder=prepared)
@@ -109,7 +112,10 @@ def make_plan(given: dict, *, out: str | Path | None = None, resume: bool = Fals
             start()                  # workers warm up while the store is read
         except BaseException:
             executor.close()
+            if not resume:
+                _discard(prepared)
             raise
+        plan.workers = getattr(executor, "workers", count)
     return plan
 
 
@@ -254,6 +260,26 @@ def _prepare(out: Path, resume: bool) -> Path:
     if out.parent.resolve() == root.resolve() and out.name != "latest":
         _link_latest(root, out)
     return out
+
+
+def _discard(out: Path) -> None:
+    """Remove a folder this run made and filled with nothing but an empty store, so a
+    run that could not start (no cluster, no engine) leaves no trace behind."""
+    try:
+        with Store(out) as store:
+            if store.count():
+                return
+        for path in out.iterdir():
+            if not path.name.startswith("results.sqlite"):
+                return
+        for path in out.iterdir():
+            path.unlink()
+        out.rmdir()
+        latest = reports_root() / "latest"
+        if latest.is_symlink() and not latest.exists():
+            latest.unlink()
+    except (OSError, StoreError):
+        pass
 
 
 def _link_latest(root: Path, out: Path) -> None:
