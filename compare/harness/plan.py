@@ -26,6 +26,7 @@ from compare.harness.plugins import plugin_environment
 from compare.harness.runner import execute, puzzle_digest, puzzle_row
 from compare.harness.store import STORAGE_ERRNOS, Store, StoreError, storage_fault
 from compare.harness.tasks import PuzzleRecord, build_tasks, sample_per_origin
+from engines.backtracking import numba_kernel
 from puzzles.base import Puzzle
 from puzzles.default_set import default_puzzle_files
 from puzzles.loader import load_puzzles
@@ -310,12 +311,18 @@ def split_engines(text: str) -> list[str]:
 
 
 def default_engine_specs() -> list[str]:
-    """Every installed engine; the backtracker twice, as its seed and fast variants."""
+    """Every installed engine; the backtracker as its seed and fast variants, and the
+    fast one compiled too where numba is installed."""
     specs = []
     for name, info in engines.installed().items():
         if not info["available"] or not engines.engine_class(name).in_default_set:
             continue
-        specs += ["backtracking:variant=seed", "backtracking"] if name == "backtracking" else [name]
+        if name == "backtracking":
+            specs += ["backtracking:variant=seed", "backtracking"]
+            if numba_kernel.available():
+                specs.append("backtracking:kernel=numba")
+        else:
+            specs.append(name)
     return specs
 
 

@@ -13,7 +13,7 @@ from typing import Any
 from puzzles.model import AllDifferent, Linear, Model, ModelError, NotEqualOffset, Table
 
 from ..base import KEEP_SOLUTIONS, Engine, Outcome, Status
-from . import fast, general, seed
+from . import compiled, fast, general, numba_kernel, seed
 from .report import Report
 from .shape import shape_for
 
@@ -23,6 +23,9 @@ SEARCHES = {
     "fast": (fast.FastSearch, general.FastSearch),
 }
 VARIANTS = tuple(SEARCHES)
+# kernel=numba: the compiled search of each variant, for the models it takes
+COMPILED = {"seed": compiled.NumbaSeedSearch, "fast": compiled.NumbaFastSearch}
+KERNELS = ("python", "numba")
 
 
 @dataclass
@@ -38,17 +41,28 @@ class BacktrackingEngine(Engine):
     name = "backtracking"
     library = ""
     constraint_kinds = frozenset({AllDifferent, Linear, NotEqualOffset, Table})
-    option_defaults = {"variant": "fast"}
-    option_choices = {"variant": VARIANTS}
+    option_defaults = {"variant": "fast", "kernel": "python"}
+    option_choices = {"variant": VARIANTS, "kernel": KERNELS}
+
+    def unsupported_reason(self, model: Model, mode: str) -> str | None:
+        if self.options["kernel"] == "numba" and not numba_kernel.available():
+            return f"{self.label}: {numba_kernel.unavailable_reason()}"
+        return super().unsupported_reason(model, mode)
 
     def translate(self, model: Model) -> Translated:
         shape = shape_for(model.structure)
         for var, _ in model.givens:
             if not 0 <= var < shape.nvars:
                 raise ModelError(f"given for unknown variable {var}")
-        alldifferent_search, general_search = SEARCHES[self.options["variant"]]
-        search = shape.derived(alldifferent_search if shape.alldifferent_only
-                               else general_search)
+        variant = self.options["variant"]
+        alldifferent_search, general_search = SEARCHES[variant]
+        if not shape.alldifferent_only:
+            search = shape.derived(general_search)
+        elif (self.options["kernel"] == "numba"
+              and numba_kernel.unsupported_reason(model.structure) is None):
+            search = shape.derived(COMPILED[variant])
+        else:
+            search = shape.derived(alldifferent_search)
         if search.unsat:
             return Translated(search, unsat=search.unsat)
         state = search.start(model.givens)
@@ -75,4 +89,5 @@ def _outcome(report: Report, solutions: list[tuple], mode: str) -> Outcome:
         status = Status.SOLVED if report.count else Status.UNSAT
     return Outcome(status, solutions=solutions,
                    count=report.count if mode == "count" else None,
-                   nodes=report.nodes, backtracks=report.backtracks)
+                   nodes=report.nodes, backtracks=report.backtracks,
+                   message=report.message)

@@ -17,6 +17,7 @@ class Report:
     nodes: int = 0
     backtracks: int = 0
     timed_out: bool = False
+    message: str = ""            # why there is no solution, when a search can tell
 
     def found(self, solution, keep: int) -> int:
         """Count a solution, keeping the first ``keep``; the count so far."""
