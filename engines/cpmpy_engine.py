@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+import warnings
 from array import array
 from dataclasses import dataclass
 from functools import lru_cache
@@ -563,8 +564,12 @@ class CpmpyEngine(Engine):
         stats: dict[str, Any] = {}
         reported, exhausted = None, False
         try:
-            reported = solver.solveAll(display=record, time_limit=runner.left(),
-                                       solution_limit=limit, **self.solve_kwargs(1))
+            with warnings.catch_warnings():
+                # CPMpy warns that enumerating leaves the solver unusable; each
+                # count builds its own solver, so the warning is only noise here.
+                warnings.simplefilter("ignore", UserWarning)
+                reported = solver.solveAll(display=record, time_limit=runner.left(),
+                                           solution_limit=limit, **self.solve_kwargs(1))
             exhausted = self._exhausted(solver)
         except _OutOfTime:
             pass
