@@ -118,7 +118,7 @@ def run_comparison(puzzles: Iterable[str | Path | Puzzle] | None = None,
     the embedded default set). ``engines``: engine specs (default: every
     installed engine). The other settings mean what the command-line flags
     of the same names mean, with the same defaults (``first`` mode, limit 2,
-    10 s, one repeat, a worker per core, no memory limit). With ``resume`` the settings come
+    10 s, three repeats, a worker per core, no memory limit). With ``resume`` the settings come
     from the run in ``out``, any given one must match it, and only its
     missing tasks run.
 

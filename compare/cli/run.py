@@ -29,7 +29,7 @@ NUMBERS = [
     ("--timeout", "timeout", "S", "time limit per task in seconds, model build included "
                                   "(default 10)"),
     ("--repeat", "repeat", "K", "run each task K times; the summary uses the median "
-                                "(default 1)"),
+                                "(default 3)"),
     ("--workers", "workers", "N", "worker processes (default: the number of cores; never "
                                   "more than there are tasks or memory allows)"),
     ("--sample", "sample", "K", "take K puzzles from each file (reproducible with --seed)"),

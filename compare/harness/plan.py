@@ -33,7 +33,7 @@ from puzzles.loader import load_puzzles
 
 # Options that define what a run computes; --resume takes them from the store.
 RUN_SETTINGS = {"puzzles": None, "format": "auto", "engines": None, "mode": "first",
-                "limit": 2, "timeout": 10.0, "repeat": 1, "sample": None, "seed": 0,
+                "limit": 2, "timeout": 10.0, "repeat": 3, "sample": None, "seed": 0,
                 "formulations": None, "memory_limit": None}
 
 API_ORIGIN = "<api>"       # the origin of puzzle objects handed to the Python API
