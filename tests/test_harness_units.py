@@ -288,12 +288,12 @@ def test_workers_are_capped_at_the_task_count_and_memory(tmp_path, capsys, monke
     given = {"puzzles": ["queens:4", "queens:5", "queens:6", "queens:7", "queens:8"],
              "engines": ["backtracking"]}
     made = planning.make_plan(given, out=tmp_path / "a", workers=200)
-    try:
-        assert made.workers == 5 and made.executor.workers == 5
-        assert len(made.executor.pool) == 5
+    try:                            # 5 puzzles x the default 3 repeats
+        assert made.workers == 15 and made.executor.workers == 15
+        assert len(made.executor.pool) == 15
     finally:
         made.executor.close()
-    assert "note: --workers 200 capped to 5 (5 tasks)" in capsys.readouterr().err
+    assert "note: --workers 200 capped to 15 (15 tasks)" in capsys.readouterr().err
     monkeypatch.setattr(planning, "available_mb", lambda: 600.0)
     assert planning.worker_count(8, 100, None)[0] == 2
     assert planning.worker_count(8, 100, 500.0)[0] == 1
