@@ -171,6 +171,8 @@ def test_a_run_records_its_environment_and_plan(small, tmp_path):
     top = summary[:summary.index("## Headline")]
     assert "## Environment" in top and "load average (1, 5, 15 min):" in top
     assert "libraries: " in top and "code: " in top
+    warmup = summary[summary.index("## Warm-up (untimed)"):]
+    assert "| fake | start-up | 1 |" in warmup          # one worker paid it, untimed
     tables = [line for line in proc.stdout.splitlines() if not line.startswith("Report: ")]
     assert max(map(len, tables)) <= 100       # the terminal table is compact
 

@@ -343,3 +343,16 @@ def test_engine_stats_are_capped_with_a_note():
     kept = json.loads(cut)
     assert "cut to" in kept["note"] and kept["keys"] == ["branches", "dump"]
     assert kept["head"].startswith('{"branches": 3')
+
+
+# ----- warm-up in the report -------------------------------------------------------------------
+def test_warmup_costs_are_shown_per_engine_and_shape():
+    from compare.reporting.report import warmup_table
+    runs = [{"warmup": {"start-up": [{"engine": "a", "workers": 2, "total_s": 1.5, "max_s": 1.0}],
+                        "shapes": [{"engine": "a", "shape": "sudoku-16/alldiff", "workers": 1,
+                                    "total_s": 0.085, "max_s": 0.085}]}},
+            {"tasks": 3}]                                 # a run recorded without warm-up
+    table = warmup_table(runs)
+    assert table.values.tolist() == [["a", "start-up", 2, "1.00 s", "1.50 s"],
+                                     ["a", "sudoku-16/alldiff", 1, "85.0 ms", "85.0 ms"]]
+    assert warmup_table([]).empty
