@@ -7,7 +7,9 @@ The Python API (the command line is a thin layer over it)::
                                 limit=100)
     print(comparison.by_engine)
 
-Layers, each importing only the ones below it: ``cli`` -> ``api`` ->
+Benchmark files have theirs in ``compare.benchmark`` (``run_benchmark``).
+
+Layers, each importing only the ones below it: ``cli`` -> ``benchmark`` -> ``api`` ->
 ``reporting`` -> ``harness`` -> ``judge`` -> ``engines`` and ``puzzles``.
 The API names are resolved on first use, so ``import compare.cli`` for a
 quick ``solve`` does not pay for pandas and matplotlib.

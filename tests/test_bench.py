@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from compare import benchmark
 from compare.cli import bench as bench_cli
 from compare.harness.tasks import sample_per_origin
 from compare.reporting import bench
@@ -104,7 +105,7 @@ EASY = "kaggle_1m_first9999"
 
 
 def test_the_default_file_describes_the_benchmark_as_the_constants_did():
-    spec = bench_cli.load(bench_cli.DEFAULT_FILE)
+    spec = benchmark.load(benchmark.DEFAULT_FILE)
     assert [p.name for p in spec.parts] == ["9x9", "lexfirst", "overhead", "big"]
     assert spec.datasets == {"nine": tuple(f"{s}.txt" for s in NINE), "easy": (f"{EASY}.txt",),
                              "big": tuple(f"{s}.txt" for s in BIG)}
@@ -121,10 +122,10 @@ def test_the_default_file_describes_the_benchmark_as_the_constants_did():
     assert over.target == {"kind": "overhead", "factor": 1.25, "slack": 5.0}
     assert big.target == {"kind": "coverage", "scaling_with": "9x9"}
     assert big.embedded == ("gen-16x16-easy.txt", "gen-16x16-hard.txt")
-    assert big.generated == bench_cli.Generated(25, 4, 340)
+    assert big.generated == benchmark.Generated(25, 4, 340)
     assert [p.quick.get("sample") for p in spec.parts] == [8, 8, 200, 2]
     assert {p.quick["timeout"] for p in spec.parts} == {5.0}
-    assert big.quick["generated"] == bench_cli.Generated(25, 1, 420)
+    assert big.quick["generated"] == benchmark.Generated(25, 1, 420)
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -154,6 +155,23 @@ def test_a_user_file_runs_end_to_end_and_writes_bench_md(tmp_path, capsys):
     assert text.startswith("# Queens") and "## queens: backtracking" in text
     results = pd.read_csv(out / "queens" / "results.csv")
     assert len(results) == 3 and results["verified"].all()
+
+
+@pytest.mark.slow
+def test_the_python_api_runs_a_file_and_says_what_became_of_each_part(tmp_path):
+    (tmp_path / "two.txt").write_text("\n".join(lines_of("gen-9x9-easy.txt")[:2]) + "\n")
+    run = benchmark.run_benchmark(write(tmp_path, TINY + "[[parts]]\nname = 'bad'\n"
+                                        "engines = ['backtracking']\npuzzles = ['nope:3']\n"
+                                        "timeout = 5\n"),
+                                  out=tmp_path / "out", workers=1, parts=["queens"])
+    assert [o.status for o in run.outcomes] == [benchmark.VERIFIED]
+    assert run.text.startswith("# Queens") and (run.folder / "bench.md").read_text() == run.text
+    failed = benchmark.run_benchmark(write(tmp_path, TINY.replace("queens:6", "nope:3")),
+                                     out=tmp_path / "out2", workers=1)
+    assert failed.text is None and failed.outcomes[0].status == benchmark.BAD_INPUT
+    assert "nope" in failed.outcomes[0].error
+    with pytest.raises(benchmark.BenchmarkError, match="choose from queens"):
+        benchmark.run_benchmark(write(tmp_path, TINY), parts=["huge"], out=tmp_path / "out3")
 
 
 @pytest.mark.parametrize("text, message", [
@@ -206,8 +224,8 @@ def test_missing_datasets_is_one_line_exit_2_and_writes_nothing(tmp_path, capsys
 def test_a_missing_file_is_named(tmp_path, capsys):
     datasets = synthetic_datasets(tmp_path / "sets")
     (datasets / "vu_kr_16x16.txt").unlink()
-    spec = bench_cli.load(bench_cli.DEFAULT_FILE)
-    files = bench_cli._dataset_files(spec, datasets, bench_cli._chosen(spec, "9x9,overhead"))
+    spec = benchmark.load(benchmark.DEFAULT_FILE)
+    files = benchmark.dataset_files(spec, datasets, benchmark.chosen_parts(spec, ["9x9", "overhead"]))
     assert set(files) == {f"{s}.txt" for s in (*NINE, EASY)}     # big not asked
     assert bench_cli.main(["--datasets", str(datasets), "--parts", "big",
                            "--out", str(tmp_path / "b")]) == 2
@@ -228,11 +246,11 @@ def test_bad_usage_is_exit_2(tmp_path, capsys, args, message):
     assert (full / "keep.txt").read_text() == "mine"
 
 
-@pytest.mark.skipif(not bench_cli.DATASETS.is_dir(), reason="../shared/datasets is absent")
+@pytest.mark.skipif(not benchmark.DATASETS.is_dir(), reason="../shared/datasets is absent")
 @pytest.mark.datasets
 def test_the_default_datasets_folder_has_every_set_the_benchmark_reads():
-    spec = bench_cli.load(bench_cli.DEFAULT_FILE)
-    files = bench_cli._dataset_files(spec, bench_cli.DATASETS, list(spec.parts))
+    spec = benchmark.load(benchmark.DEFAULT_FILE)
+    files = benchmark.dataset_files(spec, benchmark.DATASETS, list(spec.parts))
     assert set(files) == {f"{s}.txt" for s in (*NINE, *BIG, EASY)}
 
 

@@ -1,102 +1,29 @@
-"""``run_compare.py bench [FILE]``: a benchmark file's parts, one comparison run each, then bench.md.
+"""``run_compare.py bench [FILE]``: a thin layer on ``compare.benchmark.run_benchmark``.
 
-FILE (TOML, default ``<repo>/benchmarks/sudoku.toml``) names the dataset
-groups, and for each part its engines, mode, puzzles, sample, limit, repeat,
-baseline, quick-scale overrides and target; docs/performance/README.md
-describes the format. Parts run in the file's order; ``--parts`` picks some.
-
-Each part goes through ``compare.api.run_comparison`` as ``python
-run_compare.py`` would (its command is in its summary.md), so every answer is
-checked and cross-checked, and the results land in ``OUT/<part>/``. Exit
-codes: 0 every answer verified and the engines agree (targets that fail are
-reported, not errors); 1 a wrong answer or disagreement in some part; 2 bad
-usage, a malformed benchmark file or a missing dataset; 130 interrupted.
+Exit codes: 0 every answer verified and the engines agree (targets that fail
+are reported, not errors); 1 a wrong answer or disagreement in some part; 2
+bad usage, a malformed benchmark file or a missing dataset; 3 no worker could
+start; 130 interrupted.
 """
 from __future__ import annotations
 
 import argparse
 import shlex
-import shutil
 import sys
-import time
-import tomllib
-from dataclasses import dataclass, field
-from datetime import datetime
-from pathlib import Path
 
-import engines
-from compare.api import Interrupted, run_comparison
-from compare.cli.common import Exit, OneLineParser, UsageError, add_settings, say
-from compare.harness.limits import check_setting, range_text
-from compare.harness.plan import SettingsError, WorkersFailed, check_out, reports_root
-from compare.harness.plugins import PluginError
-from compare.harness.store import Store, StoreError
-from compare.reporting import bench, summary
-from compare.reporting.report import build_report
-from puzzles.default_set import DATA
-from puzzles.errors import PuzzleInputError
-from puzzles.generator import file_text, generate
-from puzzles.reading import read_text
+from compare.benchmark import (
+    BAD_INPUT,
+    DATASETS,
+    NOT_STARTED,
+    VERIFIED,
+    WRONG,
+    BenchmarkError,
+    run_benchmark,
+)
+from compare.cli.common import Exit, OneLineParser, add_settings, say
 
-BAD_USAGE, INTERRUPTED = Exit.USAGE, Exit.INTERRUPTED
-REPO = Path(__file__).resolve().parents[2]
-DATASETS = REPO.parent / "shared" / "datasets"
-DEFAULT_FILE = REPO / "benchmarks" / "sudoku.toml"
-COUNTER = "backtracking"            # counts solutions while generating puzzles
-PLOTS = ("cactus.png", "scatter.png")
-TIMEOUT_OPTIONS = ("--timeout", "--big-timeout")
-TARGETS = {"ratio": {"mean": float, "max": float}, "lexfirst": {"within": float, "against": str},
-           "overhead": {"factor": float, "slack": float}, "coverage": {"scaling_with": str},
-           "none": {}}
-
-
-class FileError(UsageError):
-    """A malformed benchmark file (exit 2, one line naming the file)."""
-
-
-@dataclass(frozen=True)
-class Generated:
-    size: int
-    count: int
-    clues: int
-
-
-@dataclass(frozen=True)
-class Part:
-    """One part as the file gives it (``puzzles`` are group names, specs or paths)."""
-    name: str
-    engines: tuple[str, ...]
-    mode: str
-    puzzles: tuple[str, ...]
-    sample: int | None
-    timeout: float
-    repeat: int = 1
-    baseline: str | None = None
-    timeout_option: str = "--timeout"
-    repeatable: bool = False             # the file sets ``repeat``: --repeat applies
-    embedded: tuple[str, ...] = ()
-    generated: Generated | None = None
-    target: dict = field(default_factory=lambda: {"kind": "none"})
-    quick: dict = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class Benchmark:
-    path: Path
-    title: str
-    datasets: dict[str, tuple[str, ...]]
-    parts: tuple[Part, ...]
-
-    def part(self, name: str) -> Part | None:
-        return next((p for p in self.parts if p.name == name), None)
-
-
-@dataclass
-class Outcome:
-    part: Part
-    code: int
-    seconds: float
-    folder: Path
+CODES = {VERIFIED: Exit.OK, WRONG: Exit.PROBLEMS, BAD_INPUT: Exit.USAGE,
+         NOT_STARTED: Exit.FAILED}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -142,399 +69,27 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    started = time.perf_counter()
-    try:
-        spec = load(Path(args.file) if args.file else _default_file())
-        chosen = _chosen(spec, args.parts)
-        out = Path(args.out or reports_root() / datetime.now().strftime("bench-%Y%m%d-%H%M%S"))
-        check_out(out, resume=False)
-        files = _dataset_files(spec, Path(args.datasets), chosen)
-        _make(out)
-    except (UsageError, SettingsError) as err:
-        say(f"error: {err}")
-        return BAD_USAGE
-    outcomes = []
-    try:
-        for part in chosen:
-            outcomes.append(_run_part(_resolved(part, spec, files, out, args), out, args))
-            if outcomes[-1].code not in (0, 1):
-                return outcomes[-1].code
-    except KeyboardInterrupt:
-        print("\ninterrupted: the parts that finished are in their folders", file=sys.stderr)
-        return INTERRUPTED
-    text = report(outcomes, argv, time.perf_counter() - started, spec.title)
-    (out / "bench.md").write_text(text, encoding="utf-8")
-    if args.publish:
-        publish(out, Path(args.publish), outcomes)
-    if not args.quiet:
-        print(text)
-    print(f"Benchmark report: {out / 'bench.md'}", file=sys.stderr)
-    return max(o.code for o in outcomes)
-
-
-# ----- the benchmark file -------------------------------------------------------------
-def _default_file() -> Path:
-    if not DEFAULT_FILE.is_file():
-        raise UsageError(f"{DEFAULT_FILE}: no default benchmark file (an installed copy of "
-                         "the package does not ship one); give FILE")
-    return DEFAULT_FILE
-
-
-def load(path: Path) -> Benchmark:
-    """The benchmark file, checked key by key; any fault is a FileError naming it."""
-    try:
-        data = tomllib.loads(read_text(str(path)))     # the input caps apply here too
-    except PuzzleInputError as err:
-        raise FileError(f"{err} (the benchmark file)") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise FileError(f"{path}: not valid TOML: {exc}") from None
-    where = _Where(path)
-    where.keys(data, "", {"title": str, "datasets": dict, "parts": list}, required=("parts",))
-    datasets = {}
-    for group, names in data.get("datasets", {}).items():
-        datasets[group] = tuple(where.strings(names, f"datasets.{group}"))
-    parts = [_part(where, raw, i, datasets) for i, raw in enumerate(data["parts"])]
-    if not parts:
-        where.fail("parts", "no parts")
-    names = [p.name for p in parts]
-    for i, p in enumerate(parts):
-        if names.count(p.name) > 1:
-            where.fail(f"parts[{i}].name", f"{p.name!r} appears twice")
-        ref = p.target.get("against") or p.target.get("scaling_with")
-        if ref is not None and ref not in names:
-            where.fail(f"parts[{i}].target", f"no part named {ref!r}")
-    return Benchmark(path, data.get("title", "Benchmark"), datasets, tuple(parts))
-
-
-PART_KEYS = {"name": str, "engines": list, "mode": str, "puzzles": list, "sample": int,
-             "timeout": float, "repeat": int, "baseline": str, "timeout_option": str,
-             "embedded": list, "generated": dict, "target": dict, "quick": dict}
-QUICK_KEYS = {"sample": int, "timeout": float, "generated": dict}
-GENERATED_KEYS = {"size": int, "count": int, "clues": int}
-
-
-def _part(where: "_Where", raw, i: int, datasets: dict) -> Part:
-    at = f"parts[{i}]"
-    if not isinstance(raw, dict):
-        where.fail(at, "must be a table")
-    where.keys(raw, at, PART_KEYS, required=("name", "engines", "puzzles", "timeout"))
-    engines_ = tuple(where.strings(raw["engines"], f"{at}.engines"))
-    puzzles = tuple(where.strings(raw["puzzles"], f"{at}.puzzles"))
-    if not engines_:
-        where.fail(f"{at}.engines", "no engines")
-    if not puzzles and not raw.get("embedded") and not raw.get("generated"):
-        where.fail(f"{at}.puzzles", "no puzzles")
-    baseline = raw.get("baseline")
-    if baseline is not None and baseline not in engines_:
-        where.fail(f"{at}.baseline", f"{baseline!r} is not one of its engines")
-    option = raw.get("timeout_option", "--timeout")
-    if option not in TIMEOUT_OPTIONS:
-        where.fail(f"{at}.timeout_option", f"choose from {', '.join(TIMEOUT_OPTIONS)}")
-    for key in ("sample", "timeout", "repeat"):
-        if key in raw:
-            try:
-                check_setting(key, raw[key])
-            except SettingsError:
-                where.fail(f"{at}.{key}", f"must be a number in {range_text(key)}")
-    target = dict(raw.get("target", {"kind": "none"}))
-    kind = target.get("kind")
-    if kind not in TARGETS:
-        where.fail(f"{at}.target.kind", f"choose from {', '.join(TARGETS)}")
-    where.keys(target, f"{at}.target", {"kind": str, **TARGETS[kind]},
-               required=("kind", *(k for k in TARGETS[kind] if k != "scaling_with")))
-    if kind in ("ratio", "coverage") and (baseline is None or len(engines_) < 2):
-        where.fail(f"{at}.target", f"a {kind} target needs two engines and a baseline")
-    quick = dict(raw.get("quick", {}))
-    where.keys(quick, f"{at}.quick", QUICK_KEYS)
-    generated = _generated_spec(where, raw.get("generated"), f"{at}.generated")
-    if "generated" in quick:
-        quick["generated"] = _generated_spec(where, quick["generated"], f"{at}.quick.generated")
-    return Part(raw["name"], engines_, raw.get("mode", "first"), puzzles, raw.get("sample"),
-                float(raw["timeout"]), raw.get("repeat", 1), baseline, option, "repeat" in raw,
-                tuple(where.strings(raw.get("embedded", []), f"{at}.embedded")), generated,
-                target, quick)
-
-
-def _generated_spec(where: "_Where", raw, at: str) -> Generated | None:
-    if raw is None:
-        return None
-    where.keys(raw, at, GENERATED_KEYS, required=tuple(GENERATED_KEYS))
-    return Generated(raw["size"], raw["count"], raw["clues"])
-
-
-class _Where:
-    """Checks on the parsed file; each fault names the file and the key."""
-
-    def __init__(self, path: Path):
-        self.path = path
-
-    def fail(self, key: str, message: str):
-        raise FileError(f"{self.path}: {key}: {message}")
-
-    def keys(self, table: dict, at: str, types: dict, required=()) -> None:
-        prefix = f"{at}." if at else ""
-        for key, value in table.items():
-            if key not in types:
-                self.fail(f"{prefix}{key}", f"unknown key (known: {', '.join(types)})")
-            want = types[key]
-            ok = (isinstance(value, (int, float)) and not isinstance(value, bool)
-                  if want is float else isinstance(value, want)
-                  and not (want is int and isinstance(value, bool)))
-            if not ok:
-                self.fail(f"{prefix}{key}", f"must be {_TYPE_NAMES[want]}, "
-                                            f"not {type(value).__name__} {value!r}")
-        for key in required:
-            if key not in table:
-                self.fail(f"{prefix}{key}", "missing")
-
-    def strings(self, value, at: str) -> list[str]:
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            self.fail(at, "must be a list of strings")
-        return value
-
-
-_TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", list: "a list",
-               dict: "a table"}
-
-
-# ----- what to run ------------------------------------------------------------------
-def _make(out: Path) -> None:
-    """The output folder (not linked as reports/latest: that is for comparison runs)."""
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UsageError(f"--out {out}: cannot create folder ({exc.strerror})") from None
-
-
-def _chosen(spec: Benchmark, listed: str | None) -> list[Part]:
-    """The parts --parts names, in the file's order (all of them without --parts)."""
-    if listed is None:
-        return list(spec.parts)
-    names = [n.strip() for n in listed.split(",") if n.strip()]
-    known = [p.name for p in spec.parts]
-    if not names or any(n not in known for n in names):
-        raise UsageError(f"--parts {listed}: choose from {','.join(known)} "
-                         f"(the parts of {spec.path})")
-    return [p for p in spec.parts if p.name in names]
-
-
-def _dataset_files(spec: Benchmark, folder: Path, parts: list[Part]) -> dict[str, Path]:
-    """The dataset files the chosen parts read; the first missing one is a usage error."""
-    names = sorted({name for p in parts for group in p.puzzles
-                    for name in spec.datasets.get(group, ())})
-    if names and not folder.is_dir():
-        raise UsageError(f"{folder}: no such datasets folder; the benchmark needs the public "
-                         "Sudoku sets listed in README.md (Performance), pass their folder "
-                         "with --datasets DIR")
-    for name in names:
-        if not (folder / name).is_file():
-            raise UsageError(f"{folder / name}: dataset not found; the benchmark needs the "
-                             "public Sudoku sets listed in README.md (Performance), pass their "
-                             "folder with --datasets DIR")
-    return {name: folder / name for name in names}
-
-
-def _resolved(part: Part, spec: Benchmark, files: dict[str, Path], out: Path, args) -> Part:
-    """The part as it runs: scale, flags, dataset paths and generated inputs applied."""
-    quick = part.quick if args.quick else {}
-    flag = args.big_timeout if part.timeout_option == "--big-timeout" else args.timeout
-    puzzles = []
-    for item in part.puzzles:
-        if item in spec.datasets:
-            puzzles += [str(files[name]) for name in spec.datasets[item]]
-        else:
-            local = spec.path.parent / item
-            puzzles.append(str(local) if ":" not in item and local.exists() else item)
-    puzzles += [str(DATA / name) for name in part.embedded]
-    generated = quick.get("generated", part.generated)
-    if generated is not None:
-        puzzles.append(_generate(generated, part.name, out, args.seed))
-    repeat = args.repeat if part.repeatable and args.repeat else part.repeat
-    return Part(part.name, part.engines, part.mode, tuple(puzzles),
-                quick.get("sample", part.sample), flag or float(quick.get("timeout", part.timeout)),
-                repeat, part.baseline, part.timeout_option, part.repeatable, part.embedded,
-                generated, part.target, part.quick)
-
-
-def _generate(spec: Generated, part: str, out: Path, seed: int) -> str:
-    """Puzzles generated now (seeded) into OUT/inputs."""
-    found = generate(spec.size, spec.count, spec.clues, seed + 1, engines.solution_counter(COUNTER))
-    path = out / "inputs" / f"gen-{spec.size}x{spec.size}.txt"
-    path.parent.mkdir(exist_ok=True)
-    if path.exists():
-        path = path.with_name(f"{part}-{path.name}")
-    path.write_text(file_text(found, spec.size, spec.count, spec.clues, seed + 1, 1),
-                    encoding="utf-8")
-    return str(path)
-
-
-def _run_part(part: Part, out: Path, args) -> Outcome:
-    """One ordinary comparison run through the Python API, timed as a whole."""
-    folder = out / part.name
-    print(f"\n== bench part {part.name}: {' '.join(part.engines)}, mode {part.mode}, "
-          f"limit {part.timeout:g} s ==", file=sys.stderr)
-    started = time.perf_counter()
-    try:
-        comparison = run_comparison(
-            part.puzzles, list(part.engines), mode=part.mode, timeout=part.timeout,
-            workers=args.workers, seed=args.seed, sample=part.sample, repeat=part.repeat,
-            out=folder, baseline=part.baseline,
-            progress=not args.quiet, announce=not args.quiet,
-            command=f"python run_compare.py bench --parts {part.name}")
-    except Interrupted:
-        raise KeyboardInterrupt from None
-    except (SettingsError, PuzzleInputError, StoreError, PluginError) as err:
-        say(f"error: bench part {part.name}: {err}")
-        return Outcome(part, Exit.USAGE, time.perf_counter() - started, folder)
-    except WorkersFailed as err:
-        say(f"error: bench part {part.name}: {err}")
-        return Outcome(part, Exit.FAILED, time.perf_counter() - started, folder)
-    clean = build_report(comparison.folder, comparison.baseline, args.quiet).clean
-    code = Exit.OK if clean else Exit.PROBLEMS
-    return Outcome(part, code, time.perf_counter() - started, folder)
-
-
-# ----- bench.md ---------------------------------------------------------------------
-def _tasks(outcome: Outcome):
-    """A part's tasks in the order its puzzles and engines were given, not finish order."""
-    with Store(outcome.folder) as store:
-        frame, runs, config = store.frame(), store.meta("runs", []), store.meta("config", {})
-        puzzles = {pid: i for i, pid in enumerate(store.puzzles())}
-    engines = {label: i for i, label in enumerate(config.get("engines_run", []))}
-    tasks = summary.per_task(frame)
-    rank = tasks["puzzle_id"].map(puzzles) * len(engines) + tasks["engine"].map(engines)
-    return tasks.iloc[rank.argsort(kind="stable")].reset_index(drop=True), runs, config
-
-
-def report(outcomes: list[Outcome], argv, total_s: float,
-           title: str = "Benchmark") -> str:
-    """bench.md: the targets per part, the machine, and how long everything took."""
-    data = {o.part.name: (o, *_tasks(o)) for o in outcomes}
     command = "python run_compare.py bench " + " ".join(
         shlex.quote(a) for a in (sys.argv[2:] if argv is None else argv))
-    parts = [f"# {title}", "", f"- command: `{command.strip()}`"]
-    parts += [f"- {line}" for line in bench.machine_lines()]
-    parts += [f"- benchmark time: {total_s:.0f} s in all ("
-              + ", ".join(f"{o.part.name} {o.seconds:.0f} s" for o in outcomes) + ")", ""]
-    sections = {"ratio": _ratio_section, "lexfirst": _lex_section,
-                "overhead": _overhead_section, "coverage": _big_section, "none": _plain_section}
-    for o in outcomes:
-        parts += sections[o.part.target["kind"]](data[o.part.name], data) + [""]
-    parts += ["## Parts", "", "Each part is one comparison run; its folder holds "
-              "results.csv, results.sqlite, summary.md (with verdicts) and plots.", ""]
-    for o, _, _, config in data.values():
-        verdict = {0: "all answers verified, engines agree",
-                   1: "WRONG ANSWERS OR DISAGREEMENTS (see its summary.md)"}.get(o.code, "?")
-        parts.append(f"- `{o.part.name}/`: {verdict}; {o.seconds:.0f} s; "
-                     f"`{config.get('command', '')}`")
-    parts += ["", "## Definitions", "", bench.definitions([o.part.target for o in outcomes]), ""]
-    return "\n".join(parts)
-
-
-def _plot_files(folder: Path) -> list[str]:
-    """The plots bench.md shows from a part (the parts with two or more engines)."""
-    return [name for name in PLOTS if (folder / name).exists()]
-
-
-def _plots(name: str, folder: Path) -> list[str]:
-    return [f"![{name} {png[:-4]}]({name}/{png})" for png in _plot_files(folder)]
-
-
-def _fast(part: Part) -> str:
-    """The engine a part's targets are about: its first one other than the baseline."""
-    return next(e for e in part.engines if e != part.baseline)
-
-
-def _other(data: dict, name: str | None):
-    """The tasks of the part a target compares with, when it ran in this invocation."""
-    return data[name][1] if name in data else None
-
-
-def _ratio_section(mine, data) -> list[str]:
-    outcome, tasks, _, _ = mine
-    part, target = outcome.part, outcome.part.target
-    table = bench.ratio_table(tasks, _fast(part), part.baseline, target["mean"], target["max"])
-    met = int(table["mean_pass"].sum() + table["max_pass"].sum())
-    sampled = f", samples of {part.sample} from the big sets" if part.sample else ""
-    against = ("fast against CP-SAT" if (_fast(part), part.baseline) == ("backtracking", "cpsat")
-               else f"{_fast(part)} against {part.baseline}")
-    return [f"## {part.name}: {against} (mode {part.mode}, limit {part.timeout:g} s"
-            f"{sampled}{_repeats(outcome)})", "",
-            bench.markdown(bench.shown(table, bench.RATIO_COLUMNS,
-                                       bench.ratio_headers(target["mean"]))), "",
-            f"Targets met: {met} of {2 * len(table)}.", "", *_plots(part.name, outcome.folder)]
-
-
-def _repeats(outcome: Outcome) -> str:
-    repeat = outcome.part.repeat
-    return f"; each time the median of {repeat} runs" if repeat > 1 else ""
-
-
-def _lex_section(mine, data) -> list[str]:
-    outcome, tasks, _, _ = mine
-    part, target = outcome.part, outcome.part.target
-    table = bench.lexfirst_table(tasks, _other(data, target["against"]), part.engines[0],
-                                 target["within"])
-    return [f"## {part.name}: fast in BOJ 2239 mode (limit {part.timeout:g} s"
-            f"{_repeats(outcome)})", "",
-            bench.markdown(bench.shown(table, bench.LEX_COLUMNS,
-                                       bench.lex_headers(target["against"], target["within"])))]
-
-
-def _overhead_section(mine, data) -> list[str]:
-    outcome, _, runs, _ = mine
-    target = outcome.part.target
-    if not runs:
-        return ["## Harness overhead", "", "No run record."]
-    o = bench.overhead(runs[-1], target["factor"], target["slack"])
-    sources = ", ".join(Path(p).stem for p in outcome.part.puzzles)
-    return ["## Harness overhead", "",
-            f"{o['tasks']} easy puzzles ({sources}), fast, {o['workers']} workers: run phase "
-            f"{o['wall_s']:.2f} s wall; task times sum to {o['task_s']:.2f} s, "
-            f"/{o['workers']} = {o['ideal_s']:.2f} s; limit "
-            f"{target['factor']} x {o['ideal_s']:.2f} + {target['slack']:g} = "
-            f"{o['limit_s']:.2f} s: **{bench.verdict(o['pass'])}**. The whole command "
-            f"(loading, run, checking, report and plots) took {outcome.seconds:.2f} s."]
-
-
-def _big_section(mine, data) -> list[str]:
-    outcome, tasks, _, _ = mine
-    part = outcome.part
-    with_ = part.target.get("scaling_with")
-    first = _other(data, with_)
-    missing = bench.not_covered(tasks, _fast(part), part.baseline)
-    sized = tasks if first is None else _concat(first, tasks)
-    check = ("PASS: the backtracker solved every puzzle CP-SAT solved" if not missing else
-             f"FAIL: CP-SAT solved {len(missing)} puzzle(s) the backtracker did not: "
-             + ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else ""))
-    return [f"## Larger grids: time per puzzle against size (limit {part.timeout:g} s"
-            + ("" if first is None else f"; 9x9 rows from the {with_} part") + ")", "",
-            bench.scaling_markdown(bench.scaling_table(sized, ["size"])), "",
-            "Per dataset:", "",
-            bench.scaling_markdown(bench.scaling_table(tasks, ["source", "size"])), "",
-            f"**{check}.**", "", *_plots(part.name, outcome.folder)]
-
-
-def _plain_section(mine, data) -> list[str]:
-    """A part without a target: its times per dataset and engine."""
-    outcome, tasks, _, _ = mine
-    part = outcome.part
-    return [f"## {part.name}: {', '.join(part.engines)} (mode {part.mode}, limit "
-            f"{part.timeout:g} s{_repeats(outcome)})", "",
-            bench.scaling_markdown(bench.scaling_table(tasks, ["source", "size"])), "",
-            *_plots(part.name, outcome.folder)]
-
-
-def _concat(*frames):
-    import pandas as pd
-    return pd.concat(frames, ignore_index=True)
-
-
-def publish(out: Path, target: Path, outcomes: list[Outcome]) -> None:
-    """Copy bench.md and the plots, keeping their relative links."""
-    target.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(out / "bench.md", target / "bench.md")
-    for o in outcomes:
-        for png in _plot_files(o.folder) if len(o.part.engines) > 1 else ():
-            (target / o.part.name).mkdir(exist_ok=True)
-            shutil.copy2(o.folder / png, target / o.part.name / png)
+    try:
+        run = run_benchmark(
+            args.file, parts=args.parts.split(",") if args.parts is not None else None,
+            datasets=args.datasets, out=args.out, quick=args.quick, workers=args.workers,
+            repeat=args.repeat, seed=args.seed, timeout=args.timeout,
+            big_timeout=args.big_timeout, publish_to=args.publish, quiet=args.quiet,
+            command=command)
+    except BenchmarkError as err:
+        say(f"error: {err}")
+        return Exit.USAGE
+    except KeyboardInterrupt:
+        print("\ninterrupted: the parts that finished are in their folders", file=sys.stderr)
+        return Exit.INTERRUPTED
+    for outcome in run.outcomes:
+        if outcome.error is not None:
+            say(f"error: bench part {outcome.part.name}: {outcome.error}")
+    if run.text is None:
+        return CODES[run.outcomes[-1].status]
+    if not args.quiet:
+        print(run.text)
+    print(f"Benchmark report: {run.folder / 'bench.md'}", file=sys.stderr)
+    return max(CODES[o.status] for o in run.outcomes)
