@@ -6,9 +6,11 @@
 
 The three ways, each ``--repeat`` times in turn (the median run reported): the
 local executor with ``--workers`` processes; ``cluster="local:N"`` (the run
-starts and stops its own Dask cluster); and a Dask cluster already running
-(``dask scheduler`` and ``dask worker`` processes this script starts on
-127.0.0.1 before timing anything), which is how a real cluster is used.
+starts and stops its own Dask cluster, in its own process); and a Dask
+cluster already running (``dask scheduler`` and ``dask worker`` processes
+this script starts on 127.0.0.1 before timing anything), which is how a real
+cluster is used. Every run has the same explicit settings (``SETTINGS``: one
+repeat, the default mode, limit and time limit), whatever the defaults.
 Run from the repository root (the datasets are in ``../shared/datasets``);
 the figures in docs/cluster.md come from it. Every run writes to a
 temporary folder that is removed afterwards.
@@ -40,11 +42,14 @@ REPO = Path(__file__).resolve().parents[1]
 DATASETS = Path("../shared/datasets")
 EASY = DATASETS / "kaggle_1m_first9999.txt"
 MANY = DATASETS / "royle_17clue_49151.txt"
+# What every run computes, given explicitly: a run's defaults (repeats) may change.
+SETTINGS = dict(mode="first", limit=2, timeout=10.0, repeat=1, seed=0)
 
 
 def timed(label: str, folder: Path, puzzles, **settings) -> dict:
     started = time.perf_counter()
-    comparison = run_comparison(puzzles, ["backtracking"], out=folder / label, **settings)
+    comparison = run_comparison(puzzles, ["backtracking"], out=folder / label,
+                                **SETTINGS, **settings)
     call_s = time.perf_counter() - started
     with Store(comparison.folder) as store:
         run = store.meta("runs")[-1]
