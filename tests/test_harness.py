@@ -40,8 +40,13 @@ def small(tmp_path_factory) -> Path:
 
 
 def run(*args, timeout=120, **popen) -> subprocess.CompletedProcess:
+    """``run_compare.py`` with one repeat unless the test says otherwise: these tests are
+    about what a run does with each task, and the default of three repeats only
+    triples their rows."""
     env = dict(os.environ, COMPARE_ENGINE_PLUGINS="tests.fake_engines",
                PYTHONPATH=str(REPO))
+    if args and str(args[0]) == "--puzzles" and "--repeat" not in args:
+        args = (*args, "--repeat", 1)
     return subprocess.run([sys.executable, "run_compare.py", *map(str, args)], cwd=REPO,
                           env=env, capture_output=True, text=True, timeout=timeout, **popen)
 
@@ -149,7 +154,8 @@ def test_an_engine_that_always_raises_exits_4_and_says_so_first(small, tmp_path)
 
 def test_a_run_records_its_environment_and_plan(small, tmp_path):
     out = tmp_path / "run"
-    proc = run("--puzzles", small, "--engines", "fake", "--workers", 1, "--out", out)
+    proc = run("--puzzles", small, "--engines", "fake", "--workers", 1, "--repeat", 1,
+               "--out", out)
     assert proc.returncode == 0, proc.stderr
     meta = json.loads((out / "meta.json").read_text())
     assert meta["planned"] == {"fake": 6} and meta["stored"] == {"fake": 6} and meta["complete"]
@@ -160,11 +166,13 @@ def test_a_run_records_its_environment_and_plan(small, tmp_path):
     assert {"pandas", "numpy", "scipy"} <= set(session["libraries"])
     assert session["command"].startswith("COMPARE_PLUGINS=tests.fake_engines PYTHONPATH=")
     assert session["command"].endswith("python run_compare.py --puzzles " + str(small)
-                                       + f" --engines fake --workers 1 --out {out}")
+                                       + f" --engines fake --workers 1 --repeat 1 --out {out}")
     summary = (out / "summary.md").read_text()
     top = summary[:summary.index("## Headline")]
     assert "## Environment" in top and "load average (1, 5, 15 min):" in top
     assert "libraries: " in top and "code: " in top
+    warmup = summary[summary.index("## Warm-up (untimed)"):]
+    assert "| fake | start-up | 1 |" in warmup          # one worker paid it, untimed
     tables = [line for line in proc.stdout.splitlines() if not line.startswith("Report: ")]
     assert max(map(len, tables)) <= 100       # the terminal table is compact
 
@@ -323,7 +331,7 @@ def test_resume_refuses_an_input_whose_puzzles_changed(small, tmp_path, capsys):
     assert err[0].startswith("skipped:")            # the file's bad line 3, as before
     assert len(err) == 2 and "2 puzzle(s) changed" in err[1] and "line 2" in err[1]
     with sqlite3.connect(out / "results.sqlite") as con:
-        assert con.execute("SELECT COUNT(*) FROM results").fetchone()[0] == 6
+        assert con.execute("SELECT COUNT(*) FROM results").fetchone()[0] == 6 * 3   # 3 repeats
 
 
 def test_resume_on_a_results_file_without_a_run_says_so(tmp_path, capsys):

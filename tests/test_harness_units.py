@@ -288,12 +288,12 @@ def test_workers_are_capped_at_the_task_count_and_memory(tmp_path, capsys, monke
     given = {"puzzles": ["queens:4", "queens:5", "queens:6", "queens:7", "queens:8"],
              "engines": ["backtracking"]}
     made = planning.make_plan(given, out=tmp_path / "a", workers=200)
-    try:
-        assert made.workers == 5 and made.executor.workers == 5
-        assert len(made.executor.pool) == 5
+    try:                            # 5 puzzles x the default 3 repeats
+        assert made.workers == 15 and made.executor.workers == 15
+        assert len(made.executor.pool) == 15
     finally:
         made.executor.close()
-    assert "note: --workers 200 capped to 5 (5 tasks)" in capsys.readouterr().err
+    assert "note: --workers 200 capped to 15 (15 tasks)" in capsys.readouterr().err
     monkeypatch.setattr(planning, "available_mb", lambda: 600.0)
     assert planning.worker_count(8, 100, None)[0] == 2
     assert planning.worker_count(8, 100, 500.0)[0] == 1
@@ -343,3 +343,16 @@ def test_engine_stats_are_capped_with_a_note():
     kept = json.loads(cut)
     assert "cut to" in kept["note"] and kept["keys"] == ["branches", "dump"]
     assert kept["head"].startswith('{"branches": 3')
+
+
+# ----- warm-up in the report -------------------------------------------------------------------
+def test_warmup_costs_are_shown_per_engine_and_shape():
+    from compare.reporting.report import warmup_table
+    runs = [{"warmup": {"start-up": [{"engine": "a", "workers": 2, "total_s": 1.5, "max_s": 1.0}],
+                        "shapes": [{"engine": "a", "shape": "sudoku-16/alldiff", "workers": 1,
+                                    "total_s": 0.085, "max_s": 0.085}]}},
+            {"tasks": 3}]                                 # a run recorded without warm-up
+    table = warmup_table(runs)
+    assert table.values.tolist() == [["a", "start-up", 2, "1.00 s", "1.50 s"],
+                                     ["a", "sudoku-16/alldiff", 1, "85.0 ms", "85.0 ms"]]
+    assert warmup_table([]).empty

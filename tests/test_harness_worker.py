@@ -44,6 +44,21 @@ def test_each_new_shape_is_warmed_once_untimed_before_its_first_task():
     assert said == []                       # 9x9 was warmed at start-up
 
 
+def test_warm_up_leaves_the_heap_frozen_so_no_task_pays_a_full_collection():
+    import gc
+    gc.unfreeze()
+    try:
+        run, _ = session("backtracking")
+        run.start_up()
+        after_start = gc.get_freeze_count()
+        assert after_start > 1000                  # the engines' heap, out of the collector's way
+        entry = load_puzzles(SIXTEEN)[0]
+        run.run(task(0, entry.id, "backtracking"), entry.puzzle)    # a new shape: warmed
+        assert gc.get_freeze_count() >= after_start
+    finally:
+        gc.unfreeze()
+
+
 def test_kinds_without_a_twin_warm_by_translating():
     from puzzles.kinds import load_spec
     run, said = session("backtracking")

@@ -50,6 +50,17 @@ def _legend_outside(ax) -> None:
               fontsize="small", frameon=False)
 
 
+def _finish(fig, ax, path: Path, xlabel: str, ylabel: str, title: str) -> Path:
+    """Labels, grid and the legend outside the data, as every line plot here has them."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+    _legend_outside(ax)
+    fig.savefig(path, dpi=110)
+    return path
+
+
 def series_styles(tasks: pd.DataFrame, engines: list[str] | None = None) -> dict:
     """(engine, formulation) -> label, colour and line style, stable across plots."""
     order = list(dict.fromkeys([*(engines or []), *tasks["engine"]]))
@@ -84,13 +95,8 @@ def cactus(tasks: pd.DataFrame, path: Path, engines: list[str] | None = None) ->
     _log_axis(ax.xaxis)
     ax.set_xlim(right=limit * 1.5)
     ax.set_ylim(0, total * 1.05 + 0.5)
-    ax.set_xlabel("time per instance (s, log)")
-    ax.set_ylabel("instances solved")
-    ax.set_title("Cactus plot: instances solved within a time")
-    ax.grid(True, which="both", alpha=0.3)
-    _legend_outside(ax)
-    fig.savefig(path, dpi=110)
-    return path
+    return _finish(fig, ax, path, "time per instance (s, log)", "instances solved",
+                   "Cactus plot: instances solved within a time")
 
 
 def _categories(tasks: pd.DataFrame) -> tuple[str, list] | None:
@@ -206,10 +212,6 @@ def profile(tasks: pd.DataFrame, path: Path, shift_s: float,
     _log_axis(ax.xaxis)
     ax.set_xlim(1.0, top)
     ax.set_ylim(0, 1.02)
-    ax.set_xlabel("tau: within this factor of the fastest engine on the puzzle (log)")
-    ax.set_ylabel("fraction of puzzles")
-    ax.set_title("Performance profile (Dolan-More)")
-    ax.grid(True, which="both", alpha=0.3)
-    _legend_outside(ax)
-    fig.savefig(path, dpi=110)
-    return path
+    return _finish(fig, ax, path,
+                   "tau: within this factor of the fastest engine on the puzzle (log)",
+                   "fraction of puzzles", "Performance profile (Dolan-More)")

@@ -274,6 +274,11 @@ def _markdown(data: Inputs, report: Report, tables, base, pictures, shift_s,
                   summary.to_markdown(tables["counts"], raw=True), ""]
     versions = data.frame.drop_duplicates("engine")[["engine", "library", "version"]]
     parts += ["## Engines", "", summary.to_markdown(versions.reset_index(drop=True)), ""]
+    warmup = warmup_table(data.runs)
+    if len(warmup):
+        parts += ["## Warm-up (untimed)", "", "Paid once per worker before its first timed "
+                  "task: an engine's start-up, then each new shape (engine x model structure). "
+                  "No task's time includes it.", "", summary.to_markdown(warmup, raw=True), ""]
     if tables:
         parts += [f"## Per engine (baseline: {base or 'none'})", "",
                   summary.to_markdown(tables["engine"]), ""]
@@ -288,6 +293,22 @@ def _markdown(data: Inputs, report: Report, tables, base, pictures, shift_s,
         parts += [f"![{p.stem}]({p.name})" for p in pictures] + [""]
     parts += ["## Definitions", "", summary.definitions(shift_s).strip(), ""]
     return "\n".join(parts)
+
+
+def warmup_table(runs: list[dict]) -> pd.DataFrame:
+    """The one-off costs the workers paid untimed, so that warming up hides nothing."""
+    rows = []
+    for run in runs:
+        warmup = run.get("warmup") or {}
+        for part, entries in (("start-up", warmup.get("start-up", [])),
+                              ("shape", warmup.get("shapes", []))):
+            for entry in entries:
+                rows.append({"engine": entry["engine"],
+                             "what": entry.get("shape") or part,
+                             "workers": entry["workers"],
+                             "max per worker": summary.duration(entry["max_s"]),
+                             "total": summary.duration(entry["total_s"])})
+    return pd.DataFrame(rows, columns=["engine", "what", "workers", "max per worker", "total"])
 
 
 def _environment(data: Inputs) -> list[str]:
