@@ -40,7 +40,7 @@ from contextlib import ExitStack, suppress
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-from compare.harness.executor import Executor, _main_hidden
+from compare.harness.executor import Executor, _main_hidden, start_forkserver
 from compare.harness.plugins import plugin_list
 from compare.harness.tasks import Task
 from engines import Result, Status
@@ -185,6 +185,10 @@ class DaskExecutor(Executor):
             # client's; the solver processes are where tasks run. The scheduler
             # reruns no chunk (nothing to rerun: no worker can die alone).
             self._hidden.enter_context(_main_hidden())
+            # The solver processes fork from a server started here, in this
+            # thread: started by a worker's thread, it would die when the cluster
+            # closes; and it preloads the engines while the cluster starts.
+            start_forkserver(self.engines)
             local = "127.0.0.1:0"
             with dask.config.set(QUIET_CLUSTER):
                 self._own_cluster = distributed.LocalCluster(
