@@ -6,9 +6,11 @@
 
 The three ways, each ``--repeat`` times in turn (the median run reported): the
 local executor with ``--workers`` processes; ``cluster="local:N"`` (the run
-starts and stops its own Dask cluster); and a Dask cluster already running
-(``dask scheduler`` and ``dask worker`` processes this script starts on
-127.0.0.1 before timing anything), which is how a real cluster is used.
+starts and stops its own Dask cluster, in its own process); and a Dask
+cluster already running (``dask scheduler`` and ``dask worker`` processes
+this script starts on 127.0.0.1 before timing anything), which is how a real
+cluster is used. Every run has the same explicit settings (``SETTINGS``: one
+repeat, the default mode, limit and time limit), whatever the defaults.
 Run from the repository root (the datasets are in ``../shared/datasets``);
 the figures in docs/cluster.md come from it. Every run writes to a
 temporary folder that is removed afterwards.
@@ -40,11 +42,14 @@ REPO = Path(__file__).resolve().parents[1]
 DATASETS = Path("../shared/datasets")
 EASY = DATASETS / "kaggle_1m_first9999.txt"
 MANY = DATASETS / "royle_17clue_49151.txt"
+# What every run computes, given explicitly: a run's defaults (repeats) may change.
+SETTINGS = dict(mode="first", limit=2, timeout=10.0, repeat=1, seed=0)
 
 
 def timed(label: str, folder: Path, puzzles, **settings) -> dict:
     started = time.perf_counter()
-    comparison = run_comparison(puzzles, ["backtracking"], out=folder / label, **settings)
+    comparison = run_comparison(puzzles, ["backtracking"], out=folder / label,
+                                **SETTINGS, **settings)
     call_s = time.perf_counter() - started
     with Store(comparison.folder) as store:
         run = store.meta("runs")[-1]
@@ -82,17 +87,17 @@ def running_cluster(workers: int):
                 proc.wait(30)
 
 
-def compare_executors(folder: Path, sample: int, workers: int, repeat: int) -> list[dict]:
+def compare_executors(folder: Path, sample: int, workers: int, repeat: int,
+                      address: str) -> list[dict]:
     common = dict(sample=sample, workers=workers)
     runs: dict[str, list[dict]] = {}
-    with running_cluster(workers) as address:
-        for i in range(repeat):
-            for label, extra in (("local", {}),
-                                 ("dask local:N", dict(executor="dask", cluster=f"local:{workers}")),
-                                 ("dask running", dict(executor="dask", scheduler=address))):
-                runs.setdefault(label, []).append(
-                    timed(f"{label.replace(' ', '-').replace(':', '')}-{i}", folder, [EASY],
-                          **common, **extra))
+    for i in range(repeat):
+        for label, extra in (("local", {}),
+                             ("dask local:N", dict(executor="dask", cluster=f"local:{workers}")),
+                             ("dask running", dict(executor="dask", scheduler=address))):
+            runs.setdefault(label, []).append(
+                timed(f"{label.replace(' ', '-').replace(':', '')}-{i}", folder, [EASY],
+                      **common, **extra))
     for label, found in runs.items():
         print(f"{label}: wall / first result / after it, s: "
               + ", ".join(f"{r['wall_s']:.2f}/{r['first_s']:.2f}/{r['after_first_s']:.2f}"
@@ -114,8 +119,9 @@ def solved_grids(count: int, folder: Path) -> Path:
     return path
 
 
-def scaling(folder: Path, workers: int) -> dict:
-    """The parent's cost per result, the store's rate, and Dask's cost per chunk."""
+def scaling(folder: Path, workers: int, address: str) -> dict:
+    """The parent's cost per result, the store's rate, and Dask's cost per chunk, both with
+    the scheduler and workers in the client's process (local:N) and elsewhere (running)."""
     figures = {}
     # the store alone: rows per second, committed as a run commits them
     rows = [{"puzzle_id": f"p:{i}", "engine": "x", "formulation": "alldiff", "mode": "first",
@@ -145,12 +151,16 @@ def scaling(folder: Path, workers: int) -> dict:
     figures["parent_ms_per_result"] = 1000 * (time.perf_counter() - started) / len(records)
     # Dask end to end on zero-time tasks: adaptive chunks, then one task per chunk
     full = solved_grids(4000, folder)
-    for label, chunk, count in (("zero-adaptive", None, 4000), ("zero-chunk1", 1, 400)):
-        run = timed(label, folder, [full], sample=count, workers=workers, executor="dask",
-                    cluster=f"local:{workers}", chunk=chunk)
-        figures[label] = run
-    one = figures["zero-chunk1"]
-    figures["dask_ms_per_chunk"] = 1000 * one["after_first_s"] * workers / max(1, one["rows"] - 1)
+    for where, cluster in (("local:N", dict(cluster=f"local:{workers}")),
+                           ("running", dict(scheduler=address))):
+        for kind, chunk, count in (("adaptive", None, 4000), ("chunk1", 1, 400)):
+            label = f"zero-{kind} {where}"
+            figures[label] = timed(label.replace(" ", "-").replace(":", ""), folder, [full],
+                                   sample=count, workers=workers, executor="dask", chunk=chunk,
+                                   **cluster)
+        one = figures[f"zero-chunk1 {where}"]
+        figures[f"ms_per_chunk {where}"] = (1000 * one["after_first_s"] * workers
+                                            / max(1, one["rows"] - 1))
     return figures
 
 
@@ -163,9 +173,9 @@ def main() -> int:
                         help="also a Dask run of N 17-clue puzzles (e.g. 20000)")
     parser.add_argument("--scaling", action="store_true")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, running_cluster(args.workers) as address:
         folder = Path(tmp)
-        runs = compare_executors(folder, args.sample, args.workers, args.repeat)
+        runs = compare_executors(folder, args.sample, args.workers, args.repeat, address)
         if args.big:
             runs.append(timed("dask-big", folder, [MANY], sample=args.big, workers=args.workers,
                               executor="dask", cluster=f"local:{args.workers}"))
@@ -182,16 +192,18 @@ def main() -> int:
             print(f"{dask['run']} / local: wall {dask['wall_s'] / local['wall_s']:.2f}x, after "
                   f"the first result {dask['after_first_s'] / local['after_first_s']:.2f}x")
         if args.scaling:
-            fig = scaling(folder, args.workers)
+            fig = scaling(folder, args.workers, address)
             print(f"\nstore: {fig['store_rows_per_s']:,.0f} rows/s; parent: "
                   f"{fig['parent_ms_per_result']:.3f} ms per result (check + row + store)")
-            for label in ("zero-adaptive", "zero-chunk1"):
-                r = fig[label]
-                rate = (r["rows"] - 1) / max(r["after_first_s"], 1e-9)
-                print(f"{label}: {r['rows']} tasks, {rate:,.0f} results/s after the first, "
-                      f"parent CPU {1000 * r['parent_cpu_s'] / r['rows']:.3f} ms per result")
-            print(f"Dask: {fig['dask_ms_per_chunk']:.2f} ms per chunk per worker "
-                  "(one-task chunks)")
+            for where in ("local:N", "running"):
+                for kind in ("adaptive", "chunk1"):
+                    r = fig[f"zero-{kind} {where}"]
+                    rate = (r["rows"] - 1) / max(r["after_first_s"], 1e-9)
+                    print(f"zero-{kind} {where}: {r['rows']} tasks, {rate:,.0f} results/s after "
+                          f"the first, parent CPU {1000 * r['parent_cpu_s'] / r['rows']:.3f} ms "
+                          "per result")
+                print(f"Dask {where}: {fig[f'ms_per_chunk {where}']:.2f} ms per chunk per "
+                      "worker (one-task chunks)")
     return 0
 
 

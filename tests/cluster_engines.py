@@ -1,11 +1,13 @@
 """Test-only engines for the Dask executor's fault paths, registered on import.
 
 * ``fake-homebody`` : ``fake``, but installed only in a process nothing else
-  started: the client has it, no worker does;
+  started: the client has it, no worker process a nanny started does;
 * ``fake-regicide`` : ``fake``, except on an empty grid, where it kills the
   Dask worker that runs it: its solver process's grandparent (the solver's
   parent is the worker's forkserver). It does so only where
-  ``FAKE_REGICIDE_ARMED`` is set, so it can never hit a test's own process.
+  ``FAKE_REGICIDE_ARMED`` is set: tests set it for worker processes alone,
+  never in their own process (a ``local:N`` cluster's workers live in the
+  client's process, so there it would kill the client).
 """
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The Dask executor end to end: a local cluster, and a scheduler with two workers.
+"""The Dask executor end to end: ``local:N`` (in this process), a LocalCluster of two
+worker processes passed as an object, and a scheduler with two worker processes.
 
 Every test starts its own processes on 127.0.0.1 and stops them; each process
 carries a marker in its environment (children inherit it), and at the end of
@@ -6,6 +7,7 @@ every test no process with that marker may be left.
 """
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import socket
@@ -156,6 +158,19 @@ def cluster(tmp_path, mark, request):
     started.stop()
 
 
+@pytest.fixture
+def worker_processes(mark, request):
+    """A LocalCluster of two single-threaded worker processes (with nannies) on 127.0.0.1,
+    passed to the run as an object; its scheduler reruns nothing (the client resubmits).
+    The parameter, if any: environment variables for the worker processes alone."""
+    made = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+        dashboard_address=None, silence_logs=logging.ERROR, env=getattr(request, "param", {}),
+        scheduler_kwargs={"dashboard_address": "127.0.0.1:0", "allowed_failures": 0})
+    yield made
+    made.close()
+
+
 # ----- puzzles and results ------------------------------------------------------------------
 def started_and_storing(puzzles: Path, args: list, env: dict, **popen) -> subprocess.Popen:
     """A client running 60 tasks of 0.05 s, once 8 of them are in its store."""
@@ -179,20 +194,29 @@ def rows(db: Path) -> list[tuple]:
 
 
 # ----- tests --------------------------------------------------------------------------------------
-def test_a_local_cluster_gives_the_local_executors_answers(tmp_path, mark, monkeypatch):
+@pytest.mark.parametrize("where", ["local:2", "worker processes"])
+def test_a_local_cluster_gives_the_local_executors_answers(where, tmp_path, mark, monkeypatch,
+                                                           request):
     """On 127.0.0.1 only; a 9x9 solved, a 4x4 unsatisfiable, another with many solutions,
-    each also timed out and crashed."""
+    each also timed out and crashed. ``local:2`` runs its Dask workers in this process;
+    the other cluster is a LocalCluster object of two worker processes."""
     monkeypatch.setenv("COMPARE_PLUGINS", PLUGINS)
     puzzles = tmp_path / "mixed.txt"
     puzzles.write_text("\n".join([BOJ.read_text().strip().replace("\n", ""), UNSAT_4X4,
                                   EMPTY_4X4]) + "\n")
     settings = dict(engines=["fake", "backtracking", "fake-sleep", "fake-crash"], mode="count",
-                    timeout=0.1, workers=2, plugins=PLUGINS)
+                    timeout=0.1, repeat=1, workers=2, plugins=PLUGINS)
     local = run_comparison([puzzles], out=tmp_path / "local", **settings)
-    executor = DaskExecutor(settings["engines"], "count", cluster="local:2", plugins=PLUGINS)
+    cluster = where if where == "local:2" else request.getfixturevalue("worker_processes")
+    executor = DaskExecutor(settings["engines"], "count", cluster=cluster, plugins=PLUGINS)
     executor.start()
     assert executor.workers == 2
-    assert listening([psutil.Process(), *marked(mark)]) == {"127.0.0.1"}
+    worker_pids = set(executor._client.run(os.getpid).values())
+    if where == "local:2":
+        assert worker_pids == {os.getpid()}
+    else:
+        assert len(worker_pids) == 2 and os.getpid() not in worker_pids
+    assert listening([psutil.Process(), *marked(mark)]) <= {"127.0.0.1"}
     dask = run_comparison([puzzles], out=tmp_path / "dask", executor=executor, **settings)
     ours, theirs = [c.results.sort_values(["puzzle_id", "engine"]).reset_index(drop=True)
                     for c in (local, dask)]
@@ -247,10 +271,11 @@ def plugins_on(cluster) -> list[str]:
         lambda dask_scheduler: list(dask_scheduler.worker_plugins)) if "csp-compare" in name]
 
 
-def test_workers_lacking_an_engine_are_named_in_one_line(tmp_path, mark):
+@pytest.mark.parametrize("cluster", [True], indirect=True)     # workers a nanny started
+def test_workers_lacking_an_engine_are_named_in_one_line(tmp_path, cluster, mark):
     out = tmp_path / "never"
-    proc = cli("--puzzles", BOJ, "--engines", "fake,fake-homebody", "--cluster", "local:2",
-               "--out", out, env=env_for(mark))
+    proc = cli("--puzzles", BOJ, "--engines", "fake,fake-homebody", "--scheduler",
+               cluster.address, "--out", out, env=env_for(mark))
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
     assert "lacks engine fake-homebody" in proc.stderr
@@ -269,11 +294,13 @@ def test_an_unreachable_scheduler_is_one_line_and_exit_2(tmp_path, mark):
     assert not out.exists()
 
 
-def test_a_task_that_kills_two_workers_is_crashed_on_a_local_cluster(tmp_path, mark,
-                                                                      monkeypatch):
-    """Its scheduler reruns nothing: the client resubmits lost chunks itself."""
-    monkeypatch.setenv("FAKE_REGICIDE_ARMED", "1")
-    two_deaths_then_crashed(tmp_path, DaskExecutor(cluster="local:2", chunk=4, plugins=PLUGINS))
+@pytest.mark.parametrize("worker_processes", [{"FAKE_REGICIDE_ARMED": "1"}], indirect=True)
+def test_a_task_that_kills_two_workers_is_crashed_on_a_local_cluster(tmp_path,
+                                                                      worker_processes):
+    """A LocalCluster of worker processes (armed: not this process) whose scheduler reruns
+    nothing: the client resubmits lost chunks itself."""
+    two_deaths_then_crashed(tmp_path, DaskExecutor(cluster=worker_processes, chunk=4,
+                                                   plugins=PLUGINS))
 
 
 @pytest.mark.parametrize("cluster", [True], indirect=True)     # nannies restart the workers
@@ -287,7 +314,7 @@ def two_deaths_then_crashed(tmp_path, executor) -> None:
     puzzles = tmp_path / "deadly.txt"
     puzzles.write_text("\n".join(UNIQUE_4X4[:3] + [EMPTY_4X4]) + "\n")
     comparison = run_comparison([puzzles], ["fake", "fake-regicide"], executor=executor,
-                                out=tmp_path / "run", plugins=PLUGINS)
+                                out=tmp_path / "run", repeat=1, plugins=PLUGINS)
     frame = comparison.results.set_index(["puzzle_id", "engine"])
     assert len(frame) == 8
     assert frame.loc[("deadly:4", "fake-regicide"), "status"] == "crashed"

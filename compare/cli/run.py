@@ -78,8 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="Dask scheduler to use, e.g. tcp://10.0.0.5:8786 (default: "
                         "$DASK_SCHEDULER_ADDRESS); implies --executor dask")
     p.add_argument("--cluster", metavar="local:N",
-                   help="start a Dask cluster of N worker processes on 127.0.0.1 for this "
-                        "run; implies --executor dask")
+                   help="start a Dask scheduler and N workers in this process for this run "
+                        "(a solver process each); implies --executor dask")
     p.add_argument("--chunk", type=setting("chunk"), metavar="N",
                    help="tasks per Dask task (default: adaptive, about 1 s of work)")
     return p

@@ -6,10 +6,11 @@ host.
 
 * **The cluster**: a running scheduler (``scheduler="tcp://host:8786"``, or
   the ``DASK_SCHEDULER_ADDRESS`` variable), a cluster object the caller owns
-  (``cluster=SLURMCluster(...)``), or ``cluster="local:N"``: N single-threaded
-  worker processes on this machine, listening on 127.0.0.1 only, started for
-  the run and stopped after it. The client connects only to the address it
-  is given, and waits at most ``CONNECT_S`` for it.
+  (``cluster=SLURMCluster(...)``), or ``cluster="local:N"``: a scheduler and N
+  single-threaded workers inside this process, talking in memory, started for
+  the run and stopped after it (each worker still drives its own solver
+  process, below). The client connects only to the address it is given, and
+  waits at most ``CONNECT_S`` for it.
 * **Hard limits** stay where a local run has them: a worker plugin gives
   every Dask worker thread one persistent, warmed-up solver process
   (``dask_worker``), killed and replaced when a task overruns.
@@ -39,7 +40,7 @@ from contextlib import ExitStack, suppress
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-from compare.harness.executor import Executor, _main_hidden
+from compare.harness.executor import Executor, _main_hidden, start_forkserver
 from compare.harness.plugins import plugin_list
 from compare.harness.tasks import Task
 from engines import Result, Status
@@ -52,10 +53,10 @@ MAX_CHUNK = 5000
 CHUNKS_PER_THREAD = 2     # chunks in hand per worker thread: one running, one waiting
 RESUBMITS = 2             # a chunk whose workers keep dying, with no culprit found
 PLUGIN_PREFIX = "csp-compare-solvers-"
-# Housekeeping a local cluster can do without: it serves no dashboard, and the
-# scheduler and nannies share this process, which checks every answer. Measured
-# idle cost on 2 cores: 0.044 s of CPU per second here and 0.035 per worker with
-# Dask's defaults, 0.009 and 0.004 with these.
+# Housekeeping a local cluster can do without: it serves no dashboard, and its
+# scheduler and workers share this process, which checks every answer. Measured
+# idle cost of a two-worker local cluster on 2 cores: 0.037 to 0.046 s of CPU per
+# second with Dask's defaults, 0.005 to 0.006 with these.
 QUIET_CLUSTER = {
     "distributed.worker.profile.enabled": False,
     "distributed.scheduler.work-stealing": False,
@@ -172,20 +173,30 @@ class DaskExecutor(Executor):
             raise ClusterError("the dask executor needs the distributed package "
                                "(pip install 'csp-compare[dask]')") from None
         if self.local_workers:
-            # Worker processes (and the nannies' restarts of them) must not run the
-            # caller's script again: it stays hidden while the cluster lives.
+            # The scheduler and the workers live in this process, talking in memory
+            # (no Dask worker processes to start, no Dask port to open); each
+            # worker thread drives its own solver process, started by the plugin,
+            # which hides the caller's script from it: hidden while the cluster
+            # lives, so the workers' threads never race to hide and restore it.
+            # Scheduler and workers still serve small HTTP servers (health,
+            # metrics): on free 127.0.0.1 ports, no dashboard. Their warnings (a
+            # cancelled chunk on Ctrl-C) are the run's own business: errors only.
+            # No memory limit for the workers: this process's memory is the
+            # client's; the solver processes are where tasks run. The scheduler
+            # reruns no chunk (nothing to rerun: no worker can die alone).
             self._hidden.enter_context(_main_hidden())
-            # 127.0.0.1 only (scheduler, nannies, workers), and no dashboard; the
-            # scheduler's small HTTP server (health, metrics) on a free local port.
-            # Its warnings (a cancelled chunk on Ctrl-C, a restarted worker) are
-            # the run's own business: errors only.
-            # The scheduler shares this busy process, so workers should not wait
-            # on it: it reruns no chunk, this process resubmits lost ones.
+            # The solver processes fork from a server started here, in this
+            # thread: started by a worker's thread, it would die when the cluster
+            # closes; and it preloads the engines while the cluster starts.
+            start_forkserver(self.engines)
+            local = "127.0.0.1:0"
             with dask.config.set(QUIET_CLUSTER):
                 self._own_cluster = distributed.LocalCluster(
-                    n_workers=self.local_workers, threads_per_worker=1, processes=True,
-                    host="127.0.0.1", dashboard_address=None, silence_logs=logging.ERROR,
-                    scheduler_kwargs={"dashboard_address": "127.0.0.1:0", "allowed_failures": 0})
+                    n_workers=self.local_workers, threads_per_worker=1, processes=False,
+                    protocol="inproc://", memory_limit=0, dashboard_address=None,
+                    worker_dashboard_address=local, silence_logs=logging.ERROR,
+                    scheduler_kwargs={"dashboard_address": local, "dashboard": False,
+                                      "allowed_failures": 0})
             self._client = distributed.Client(self._own_cluster, set_as_default=False)
             return
         if self.cluster is not None:

@@ -37,6 +37,10 @@ from compare.harness.plugins import PluginError, load_plugins
 from compare.harness.tasks import Task
 from engines import Result, Status
 
+# The workers of a local cluster share one process: they start solver processes
+# one at a time (starting one sets, then restores, process-wide state).
+_STARTING = threading.Lock()
+
 
 class WorkerUnfit(RuntimeError):
     """This worker cannot run the comparison (an engine or a plugin is missing)."""
@@ -51,6 +55,10 @@ class SolverSlot(LocalExecutor):
 
     def __init__(self, *args, **kwargs):
         super().__init__(1, *args, **kwargs)
+
+    def _start(self):
+        with _STARTING:
+            return super()._start()
 
     def close(self) -> None:
         pass

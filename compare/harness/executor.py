@@ -43,6 +43,7 @@ from abc import ABC, abstractmethod
 from collections import deque
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from multiprocessing import forkserver
 from multiprocessing.connection import wait
 from typing import Iterable, Iterator
 
@@ -89,6 +90,22 @@ class Executor(ABC):
 def default_start_method() -> str:
     """forkserver where there is one: fresh workers fork from a clean, preloaded server."""
     return "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
+
+
+def start_forkserver(labels: list[str]) -> None:
+    """Start the forkserver now, from this thread, preloading the engines' modules.
+
+    Workers fork from it, and it dies with the thread that started it
+    (``worker.guard_forkserver``: the kernel's parent-death signal follows the
+    thread). Workers started from short-lived threads (a local Dask cluster's)
+    would take it with them when those threads end, so their caller starts it
+    first from its own thread; it preloads meanwhile, in parallel.
+    """
+    if default_start_method() != "forkserver":
+        return
+    mp.get_context("forkserver").set_forkserver_preload(_preload_modules(labels))
+    with _main_hidden(), _marked_as_harness():
+        forkserver.ensure_running()
 
 
 @dataclass
