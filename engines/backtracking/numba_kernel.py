@@ -1065,6 +1065,15 @@ def _fast(blob, givens, mode, probe, limit, keep, deadline, rows, work):
 # instead of keeping place counts up to date on every removal.
 
 @njit(cache=True, _nrt=False)
+def _lean_tables(blob):
+    """The tables ``_lprop`` reads, as one tuple (from Python, call ``.py_func``:
+    views returned without NRT do not survive boxing)."""
+    return (_table(blob, _PEER_PTR), _table(blob, _PEER_IDX), _table(blob, _UNIT_PTR),
+            _table(blob, _UNIT_IDX), _table(blob, _UFULL), _table(blob, _UOF_PTR),
+            _table(blob, _UOF_IDX))
+
+
+@njit(cache=True, _nrt=False)
 def _lprop(row, nopen, q, nt, tabs):
     """Naked and hidden singles to a fixpoint on ``row`` (layout above).
     ``q[_HEAD:_HEAD+nt]`` holds the variables that became single and have
@@ -1099,6 +1108,8 @@ def _lprop(row, nopen, q, nt, tabs):
             return 0
         found = False
         for u in range(nu):                    # a value with one place left in a unit
+            if solved[u] == ufull[u]:          # every value placed (its masks go unread)
+                continue
             a, b = unit_ptr[u], unit_ptr[u + 1]
             once = twice = thrice = 0
             for k in range(a, b):
@@ -1208,9 +1219,8 @@ def _lean(blob, givens, mode, limit, keep, deadline, rows, work):
     q = work
     vals, dom = _table(blob, _VALS), _table(blob, _DOM)
     ufull = _table(blob, _UFULL)
-    uof_ptr, uof_idx = _table(blob, _UOF_PTR), _table(blob, _UOF_IDX)
-    tabs = (_table(blob, _PEER_PTR), _table(blob, _PEER_IDX), _table(blob, _UNIT_PTR),
-            _table(blob, _UNIT_IDX), ufull, uof_ptr, uof_idx)
+    tabs = _lean_tables(blob)
+    uof_ptr, uof_idx = tabs[5], tabs[6]
     nu = ufull.size
     row = rows[0]
     cand = row[3:3 + n]
