@@ -225,6 +225,67 @@ def test_small_models_match_brute_force(model, probe):
         assert_same_as_python(model, "seed", mode, limit=10_000)
 
 
+def test_16x16_without_probing_like_python():
+    """The lean search (no probing) on a shape that would probe: same answers."""
+    for puzzle in dataset("gecode_16x16_janko", 3):
+        model = puzzle.to_model()
+        kshape = nk.compile_structure(model.structure)
+        kshape.probe = False
+        lex = nk.solve(kshape, model.givens, "fast", "lexfirst")
+        assert lex.solutions[:1] == python(model, "fast", "lexfirst").solutions[:1]
+        count = nk.solve(kshape, model.givens, "fast", "count", 2, 2)
+        assert count.count == 1 and check_model(model, count.solutions[0]) is None
+
+
+def _lean_row(kshape, cand):
+    """A lean search row holding ``cand``, every unit without a placed value."""
+    rows, work = kshape.workspace(1)
+    row = rows[0]
+    row[:] = 0
+    row[3:3 + len(cand)] = cand
+    return row, work
+
+
+def test_locked_candidates_pointing_and_claiming():
+    """Box 0 keeps value 1 in row 0 only: row 0 loses it outside the box
+    (pointing). Row 8 keeps value 2 in box 6 only: box 6 loses it off row 8
+    (claiming). Nothing else changes, and the open count stays."""
+    kshape = nk.compile_structure(Sudoku(9, (0,) * 81).to_model().structure)
+    cand = [511] * 81
+    for i in (9, 10, 11, 18, 19, 20):          # box 0, rows 1 and 2: no 1
+        cand[i] &= ~1
+    for i in range(75, 81):                    # row 8 outside box 6: no 2
+        cand[i] &= ~2
+    row, work = _lean_row(kshape, cand)
+    tabs = nk._lean_tables.py_func(kshape.blob)
+    blob = kshape.blob
+    got = nk._llocked(row, 81, work, nk._table(blob, nk._CROSS_PTR),
+                      nk._table(blob, nk._CROSS_IDX), tabs)
+    assert got == 81
+    want = list(cand)
+    for i in range(3, 9):                      # row 0 outside box 0
+        want[i] &= ~1
+    for i in (54, 55, 56, 63, 64, 65):          # box 6, rows 6 and 7
+        want[i] &= ~2
+    assert list(row[3:84]) == want
+
+
+def test_locked_candidates_find_a_conflict():
+    """Box 0 keeps value 1 in row 0 only, so row 0 loses 1 outside the box;
+    two cells there held only 1 and 2, are both left with 2: a conflict."""
+    kshape = nk.compile_structure(Sudoku(9, (0,) * 81).to_model().structure)
+    cand = [511] * 81
+    for i in (9, 10, 11, 18, 19, 20):
+        cand[i] &= ~1
+    cand[3] = cand[4] = 1 | 2
+    for i in range(5, 9):
+        cand[i] &= ~1
+    row, work = _lean_row(kshape, cand)
+    blob = kshape.blob
+    assert nk._llocked(row, 81, work, nk._table(blob, nk._CROSS_PTR),
+                       nk._table(blob, nk._CROSS_IDX), nk._lean_tables.py_func(blob)) == -1
+
+
 # ----- deadlines and warm-up -------------------------------------------------------
 
 def test_seed_honours_the_deadline():

@@ -104,9 +104,10 @@ _HEAD = 16                      # the naked queue, then the hidden queue follow
 ARENA_PER_LITERAL = 8           # arena entries (changed variables) per literal, on average
 _TABLES = ("vals", "dom", "loose_ptr", "loose_idx", "unit_ptr", "unit_idx",
            "uof_ptr", "uof_idx", "uof_pos", "gof_ptr", "gof_idx", "plc0", "single0",
-           "hidden0", "cross_ptr", "cross_idx")
+           "hidden0", "cross_ptr", "cross_idx", "peer_ptr", "peer_idx", "ufull")
 (_VALS, _DOM, _LOOSE_PTR, _LOOSE_IDX, _UNIT_PTR, _UNIT_IDX, _UOF_PTR, _UOF_IDX, _UOF_POS,
- _GOF_PTR, _GOF_IDX, _PLC0, _SINGLE0, _HIDDEN0, _CROSS_PTR, _CROSS_IDX) = range(len(_TABLES))
+ _GOF_PTR, _GOF_IDX, _PLC0, _SINGLE0, _HIDDEN0, _CROSS_PTR, _CROSS_IDX, _PEER_PTR, _PEER_IDX,
+ _UFULL) = range(len(_TABLES))
 
 
 def available() -> bool:
@@ -190,7 +191,7 @@ class KernelShape:
             self._keep = max(keep, 1)
             self._work = np.zeros(int(self.blob[_W_SOLS]) + self._keep * n, np.int64)
         if self._rows is None:
-            self._rows = np.zeros((n + 1, 3 + n + nf), np.int64)
+            self._rows = np.zeros((n + 1, 3 + n + max(nf, 3 * len(self.units))), np.int64)
         return self._rows, self._work
 
 
@@ -226,11 +227,13 @@ def compile_structure(structure: Structure) -> KernelShape:
                   if _union(group, dom).bit_count() == len(group))
     nv = len(values)
     loose = [set() for _ in range(n)]          # peers through groups that are not units
+    peers = [set() for _ in range(n)]          # peers through any group
     groups_of = [[] for _ in range(n)]
     units_of = [[] for _ in range(n)]
     for g, group in enumerate(groups):
         for var in group:
             groups_of[var].append(g)
+            peers[var].update(group)
             if g not in units:
                 loose[var].update(group)
     for u, g in enumerate(units):
@@ -253,6 +256,8 @@ def compile_structure(structure: Structure) -> KernelShape:
         "single0": [i for i in range(n) if dom[i].bit_count() == 1],
         "hidden0": [f for f, c in enumerate(plc0) if c > 0 and c.bit_count() == 1],
         **_csr("cross", _crossings(unit_lists)),
+        **_csr("peer", [sorted(p - {var}) for var, p in enumerate(peers)]),
+        "ufull": [_union(group, dom) for group in unit_lists],
     }
     nf = len(units) * nv
     # the undo logs hold one entry per write: at most one per candidate
@@ -362,6 +367,9 @@ def solve(kshape: KernelShape, givens, variant: str = "fast", mode: str = "first
     end = math.inf if deadline is None else float(deadline)
     if variant == "seed":
         status, count, nodes, backtracks = _seed(kshape.blob, flat, limit, keep, end, work)
+    elif variant == "fast" and not kshape.probe:
+        status, count, nodes, backtracks = _lean(kshape.blob, flat, code, limit, keep, end,
+                                                 rows, work)
     elif variant == "fast":
         status, count, nodes, backtracks = _fast(kshape.blob, flat, code, kshape.probe,
                                                  limit, keep, end, rows, work)
@@ -1048,3 +1056,252 @@ def _fast(blob, givens, mode, probe, limit, keep, deadline, rows, work):
         d -= 1                                 # the other branch: the literal is false
         row = rows[d]
         ok = _apply(row, row[1], row[2], False, blob, q)
+
+
+# ----- the lean search (shapes that do not probe) ------------------------------
+# Hot loops again trade style for speed: one candidate mask per variable and
+# nothing else per node, so a branch copies N+3 words; hidden singles are
+# found by scanning the units (an OR and an "at least twice" mask per unit)
+# instead of keeping place counts up to date on every removal.
+
+@njit(cache=True, _nrt=False)
+def _lean_tables(blob):
+    """The tables ``_lprop`` reads, as one tuple (from Python, call ``.py_func``:
+    views returned without NRT do not survive boxing)."""
+    return (_table(blob, _PEER_PTR), _table(blob, _PEER_IDX), _table(blob, _UNIT_PTR),
+            _table(blob, _UNIT_IDX), _table(blob, _UFULL), _table(blob, _UOF_PTR),
+            _table(blob, _UOF_IDX))
+
+
+@njit(cache=True, _nrt=False)
+def _lprop(row, nopen, q, nt, tabs):
+    """Naked and hidden singles to a fixpoint on ``row`` (layout above).
+    ``q[_HEAD:_HEAD+nt]`` holds the variables that became single and have
+    not yet left their peers. Returns the open count after it, or -1 on a
+    conflict. (Rescanning only the units whose variables changed was
+    measured slower on 9x9: marking them costs more than the scans it saves.)"""
+    peer_ptr, peer_idx, unit_ptr, unit_idx, ufull, uof_ptr, uof_idx = tabs
+    n, nu = peer_ptr.size - 1, ufull.size
+    cand = row[3:3 + n]
+    solved = row[3 + n:3 + n + nu]
+    tw = row[3 + n + nu:3 + n + 3 * nu]
+    nh = 0
+    while True:
+        while nh < nt:                         # a single's value leaves its peers
+            i = q[_HEAD + nh]
+            nh += 1
+            bit = cand[i]
+            for k in range(uof_ptr[i], uof_ptr[i + 1]):
+                solved[uof_idx[k]] |= bit
+            for k in range(peer_ptr[i], peer_ptr[i + 1]):
+                p = peer_idx[k]
+                c = cand[p]
+                x = c & ~bit                   # branch-free: whether c held bit is a coin toss
+                cand[p] = x
+                if (x & (x - 1) == 0) & (x != c):   # one value left, or none
+                    if x == 0:
+                        return -1
+                    q[_HEAD + nt] = p
+                    nt += 1
+                    nopen -= 1
+        if nopen == 0:
+            return 0
+        found = False
+        for u in range(nu):                    # a value with one place left in a unit
+            if solved[u] == ufull[u]:          # every value placed (its masks go unread)
+                continue
+            a, b = unit_ptr[u], unit_ptr[u + 1]
+            once = twice = thrice = 0
+            for k in range(a, b):
+                c = cand[unit_idx[k]]
+                thrice |= twice & c
+                twice |= once & c
+                once |= c
+            if once != ufull[u]:               # a value with no place left
+                return -1
+            tw[u] = twice                      # for the tie-break of ``_lchoose``
+            tw[nu + u] = thrice
+            hid = once & ~twice & ~solved[u]
+            if hid:
+                for k in range(a, b):
+                    j = unit_idx[k]
+                    c = cand[j]
+                    h = c & hid
+                    if h and h != c:           # (h == c: made single earlier in this scan)
+                        if h & (h - 1):        # one variable, two values it alone can take
+                            return -1
+                        cand[j] = h
+                        q[_HEAD + nt] = j
+                        nt += 1
+                        nopen -= 1
+                        found = True
+        if not found:
+            return nopen
+
+
+@njit(cache=True, _nrt=False)
+def _llocked(row, nopen, q, cross_ptr, cross_idx, tabs):
+    """Locked candidates (see ``_locked``) with singles, to a fixpoint, on a
+    settled row. Returns the open count, or -1 on a conflict."""
+    cand = row[3:3 + tabs[0].size - 1]
+    while nopen > 0:
+        nt = 0
+        changed = False
+        for x in range(0, cross_ptr.size - 1, 3):
+            inside = a_only = b_only = 0
+            for k in range(cross_ptr[x], cross_ptr[x + 1]):
+                inside |= cand[cross_idx[k]]
+            for k in range(cross_ptr[x + 1], cross_ptr[x + 2]):
+                a_only |= cand[cross_idx[k]]
+            for k in range(cross_ptr[x + 2], cross_ptr[x + 3]):
+                b_only |= cand[cross_idx[k]]
+            for side in range(2):
+                if side == 0:                  # values unit a keeps inside leave b's rest
+                    gone, lo, hi = inside & ~a_only & b_only, cross_ptr[x + 2], cross_ptr[x + 3]
+                else:
+                    gone, lo, hi = inside & ~b_only & a_only, cross_ptr[x + 1], cross_ptr[x + 2]
+                if not gone:
+                    continue
+                for k in range(lo, hi):
+                    j = cross_idx[k]
+                    c = cand[j]
+                    if c & gone:
+                        c &= ~gone
+                        if c == 0:
+                            return -1
+                        cand[j] = c
+                        changed = True
+                        if c & (c - 1) == 0:
+                            q[_HEAD + nt] = j
+                            nt += 1
+                            nopen -= 1
+        if not changed:
+            return nopen
+        nopen = _lprop(row, nopen, q, nt, tabs)
+    return nopen
+
+
+@njit(cache=True, _nrt=False)
+def _lchoose(row, lex, uof_ptr, uof_idx, n, nu):
+    """The branch variable: the lowest open one (``lex``), else one with the
+    fewest values; among two-valued ones, the one whose two values have the
+    most places left in its units (counted up to three, from the masks the
+    scans of ``_lprop`` keep in the row)."""
+    best, bi, score = 99, -1, -1
+    tw = 3 + n + nu
+    for i in range(n):
+        c = row[3 + i]
+        if c & (c - 1):
+            if lex:
+                return i
+            k = popcount(c)
+            if k > best:
+                continue
+            s = 0
+            if k == 2:
+                for t in range(uof_ptr[i], uof_ptr[i + 1]):
+                    u = uof_idx[t]
+                    s += popcount(c & row[tw + u]) + popcount(c & row[tw + nu + u])
+            if k < best or s > score:
+                best, bi, score = k, i, s
+    return bi
+
+
+@njit(cache=True, _nrt=False)
+def _lean(blob, givens, mode, limit, keep, deadline, rows, work):
+    """``_fast`` without probing or place counts (see the section comment)."""
+    n = blob[_N]
+    info = work[blob[_W_INFO]:blob[_W_INFO] + 4]
+    sols = work[blob[_W_SOLS]:]
+    info[0] = 0
+    if _bad_var(givens, n, info):
+        return _BADVAR, 0, 0, 0
+    q = work
+    vals, dom = _table(blob, _VALS), _table(blob, _DOM)
+    ufull = _table(blob, _UFULL)
+    tabs = _lean_tables(blob)
+    uof_ptr, uof_idx = tabs[5], tabs[6]
+    nu = ufull.size
+    row = rows[0]
+    cand = row[3:3 + n]
+    _copy(cand, dom)
+    for u in range(nu):
+        row[3 + n + u] = 0
+    nt = 0
+    nopen = n
+    for i in _table(blob, _SINGLE0):
+        q[_HEAD + nt] = i
+        nt += 1
+        nopen -= 1
+    for g in range(0, givens.size, 2):
+        var, value = givens[g], givens[g + 1]
+        info[1], info[2] = var, value
+        k = _value_index(vals, dom, var, value)
+        if k < 0:
+            info[0] = _OUTSIDE
+            return _UNSAT, 0, 0, 0
+        bit = np.int64(1) << k
+        c = cand[var]
+        if not c & bit:
+            info[0] = _CLASH
+            return _UNSAT, 0, 0, 0
+        if c != bit:
+            cand[var] = bit
+            q[_HEAD + nt] = var
+            nt += 1
+            nopen -= 1
+    info[0] = 0
+    nopen = _lprop(row, nopen, q, nt, tabs)
+    if nopen > 0:
+        nopen = _llocked(row, nopen, q, _table(blob, _CROSS_PTR), _table(blob, _CROSS_IDX),
+                         tabs)
+    if nopen < 0:
+        return _UNSAT, 0, 0, 1
+    row[0] = nopen
+    lex = mode == 1
+    count = nodes = backtracks = 0
+    d = 0
+    ok = True
+    width = 3 + n + nu                     # the scan masks after these are rewritten by every scan
+    while True:
+        row = rows[d]
+        if ok and row[0] == 0:                 # every variable placed: a solution
+            if count < keep:
+                for i in range(n):
+                    sols[count * n + i] = vals[ctz(row[3 + i])]
+            count += 1
+            if count >= limit:
+                return _SOLVED, count, nodes, backtracks
+        elif ok:
+            i = _lchoose(row, lex, uof_ptr, uof_idx, n, nu)
+            bit = row[3 + i] & -row[3 + i]
+            row[1], row[2] = i, bit
+            child = rows[d + 1]
+            for k in range(width):
+                child[k] = row[k]
+            d += 1
+            nodes += 1
+            child[3 + i] = bit
+            q[_HEAD] = i
+            nopen = _lprop(child, child[0] - 1, q, 1, tabs)
+            ok = nopen >= 0
+            child[0] = nopen
+            if not nodes & CHECK_FAST and _now() >= deadline:
+                return _TIMEOUT, count, nodes, backtracks
+            continue
+        else:
+            backtracks += 1
+        if d == 0:                             # the whole tree is done
+            return (_SOLVED if count else _UNSAT), count, nodes, backtracks
+        d -= 1                                 # the other branch: the literal is false
+        row = rows[d]
+        i = row[1]
+        c = row[3 + i] & ~row[2]
+        row[3 + i] = c
+        nt, nopen = 0, row[0]
+        if c & (c - 1) == 0:
+            q[_HEAD] = i
+            nt, nopen = 1, nopen - 1
+        nopen = _lprop(row, nopen, q, nt, tabs)
+        ok = nopen >= 0
+        row[0] = nopen
