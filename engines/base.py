@@ -237,7 +237,9 @@ class Engine:
         result.solutions = [tuple(s) for s in outcome.solutions[:KEEP_SOLUTIONS]]
         result.count = outcome.count
         if mode == "count" and result.count is None and outcome.status in (
-                Status.SOLVED, Status.UNSAT):
+                Status.SOLVED, Status.UNSAT, Status.TIMEOUT):
+            # A timeout before any enumeration (a slow build, a spent deadline)
+            # leaves no count; the solutions found so far are the partial count.
             result.count = len(outcome.solutions)
         result.nodes, result.backtracks = outcome.nodes, outcome.backtracks
         result.stats.update(outcome.stats)
@@ -256,7 +258,9 @@ class Engine:
           variable order, or UNSAT.
         * ``count``: ``count = min(#solutions, limit)``; SOLVED when it is at
           least 1 (with the first ``KEEP_SOLUTIONS`` solutions), else UNSAT.
-        * TIMEOUT when ``deadline`` passed first (partial count allowed).
+        * TIMEOUT when ``deadline`` passed first; in ``count`` mode the count
+          is then the solutions found so far (a lower bound, 0 when the
+          deadline passed before any were).
         """
         raise NotImplementedError
 

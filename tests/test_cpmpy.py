@@ -447,6 +447,7 @@ def test_time_limit_gives_timeout_with_partial_count(solver):
 def test_spent_deadline_is_a_timeout(solver, mode):
     result = engine_for(solver).solve(Queens(6).to_model(), mode, timeout=0)
     assert result.status is Status.TIMEOUT
+    assert result.count == (0 if mode == "count" else None)   # nothing enumerated yet
 
 
 def pigeons(n: int) -> Model:

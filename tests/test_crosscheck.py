@@ -33,6 +33,7 @@ from puzzles.formats import repeated_given
 from puzzles.generator import carve, full_grid
 from puzzles.loader import parse_text
 from puzzles.model import LINEAR_OPS, AllDifferent, Linear, Model, NotEqualOffset, Structure, Table
+from puzzles.queens import Queens
 from puzzles.sudoku import Sudoku, units
 
 REPO = Path(__file__).resolve().parents[1]
@@ -268,6 +269,18 @@ def test_the_case_set_has_every_kind():
         counts = [next(iter(results(c, "count", 2).values())).count
                   for c in CASES if c.puzzle.n == n]
         assert {0, 1, 2} <= set(counts), f"{n}x{n} cases give counts {counts}"
+
+
+def test_a_count_is_a_number_even_when_the_deadline_is_spent():
+    """A timeout before enumeration starts still reports a partial count, 0."""
+    six = Queens(6).to_model()   # 4 solutions
+    for spec in ENGINES:
+        result = get_engine(spec).solve(six, "count", limit=10, timeout=0)
+        assert isinstance(result.count, int), spec
+        if result.status is Status.TIMEOUT:
+            assert 0 <= result.count <= 4, spec
+        else:   # an engine may finish a tiny search before it looks at the clock
+            assert (result.status, result.count) == (Status.SOLVED, 4), spec
 
 
 def test_every_engine_is_in_the_crosscheck():
