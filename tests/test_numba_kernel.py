@@ -9,7 +9,10 @@ independent checker. No test asserts a timing.
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -376,3 +379,14 @@ def test_without_numba_the_option_is_unsupported_in_one_line(monkeypatch):
     assert str(result.status) == "unsupported"
     assert result.message == ("backtracking:kernel=numba: numba is not installed "
                               "(pip install numba)")
+
+
+def test_the_benchmark_compile_probe_runs():
+    """The benchmark's compile part runs this probe in a fresh process, last;
+    a fault there would only show at the end of a full benchmark run."""
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "numba_kernel.py"
+    done = subprocess.run([sys.executable, str(script), "--probe", BOJ_INPUT.replace(" ", "")],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    imports, first, warm = (float(x) for x in done.stdout.split())
+    assert imports > 0 and first > 0 and warm >= 0
