@@ -289,6 +289,22 @@ def test_locked_candidates_find_a_conflict():
                        nk._table(blob, nk._CROSS_IDX), nk._lean_tables.py_func(blob)) == -1
 
 
+def test_singles_find_a_variable_that_alone_holds_two_values_of_a_unit():
+    """Row 0 has values 1 and 2 only in its first cell, whose candidates are
+    exactly those two: no placement fills the row, so the scan reports a
+    conflict (the cell holds no single value to place)."""
+    kshape = nk.compile_structure(Sudoku(9, (0,) * 81).to_model().structure)
+    cand = [511] * 81
+    cand[0] = 1 | 2
+    for i in range(1, 9):
+        cand[i] &= ~3
+    row, work = _lean_row(kshape, cand)
+    assert nk._lprop(row, 81, work, 0, nk._lean_tables.py_func(kshape.blob)) == -1
+    cand[1] |= 2                               # the second value now has two places
+    row, work = _lean_row(kshape, cand)
+    assert nk._lprop(row, 81, work, 0, nk._lean_tables.py_func(kshape.blob)) >= 0
+
+
 # ----- deadlines and warm-up -------------------------------------------------------
 
 def test_seed_honours_the_deadline():

@@ -1078,14 +1078,19 @@ def _lprop(row, nopen, q, nt, tabs):
     """Naked and hidden singles to a fixpoint on ``row`` (layout above).
     ``q[_HEAD:_HEAD+nt]`` holds the variables that became single and have
     not yet left their peers. Returns the open count after it, or -1 on a
-    conflict. (Rescanning only the units whose variables changed was
-    measured slower on 9x9: marking them costs more than the scans it saves.)"""
+    conflict. The units are scanned round the ring, and the scan stops once
+    every unit has been seen clean since the last change: a pass over all
+    units after each find would rescan the clean ones. (Rescanning only the
+    units whose variables changed was measured slower on 9x9: marking them
+    costs more than the scans it saves.)"""
     peer_ptr, peer_idx, unit_ptr, unit_idx, ufull, uof_ptr, uof_idx = tabs
     n, nu = peer_ptr.size - 1, ufull.size
     cand = row[3:3 + n]
     solved = row[3 + n:3 + n + nu]
     tw = row[3 + n + nu:3 + n + 3 * nu]
     nh = 0
+    u = 0                                      # the next unit of the ring to scan
+    clean = 0                                  # units scanned clean since the last change
     while True:
         while nh < nt:                         # a single's value leaves its peers
             i = q[_HEAD + nh]
@@ -1107,34 +1112,41 @@ def _lprop(row, nopen, q, nt, tabs):
         if nopen == 0:
             return 0
         found = False
-        for u in range(nu):                    # a value with one place left in a unit
-            if solved[u] == ufull[u]:          # every value placed (its masks go unread)
-                continue
-            a, b = unit_ptr[u], unit_ptr[u + 1]
-            once = twice = thrice = 0
-            for k in range(a, b):
-                c = cand[unit_idx[k]]
-                thrice |= twice & c
-                twice |= once & c
-                once |= c
-            if once != ufull[u]:               # a value with no place left
-                return -1
-            tw[u] = twice                      # for the tie-break of ``_lchoose``
-            tw[nu + u] = thrice
-            hid = once & ~twice & ~solved[u]
-            if hid:
+        clean = 0
+        while clean < nu:                      # a value with one place left in a unit
+            if solved[u] != ufull[u]:          # (every value placed: its masks go unread)
+                a, b = unit_ptr[u], unit_ptr[u + 1]
+                once = twice = thrice = 0
                 for k in range(a, b):
-                    j = unit_idx[k]
-                    c = cand[j]
-                    h = c & hid
-                    if h and h != c:           # (h == c: made single earlier in this scan)
-                        if h & (h - 1):        # one variable, two values it alone can take
-                            return -1
-                        cand[j] = h
-                        q[_HEAD + nt] = j
-                        nt += 1
-                        nopen -= 1
-                        found = True
+                    c = cand[unit_idx[k]]
+                    thrice |= twice & c
+                    twice |= once & c
+                    once |= c
+                if once != ufull[u]:           # a value with no place left
+                    return -1
+                tw[u] = twice                  # for the tie-break of ``_lchoose``
+                tw[nu + u] = thrice
+                hid = once & ~twice & ~solved[u]
+                if hid:
+                    for k in range(a, b):
+                        j = unit_idx[k]
+                        c = cand[j]
+                        h = c & hid
+                        if h:
+                            if h & (h - 1):    # one variable, two values it alone can take
+                                return -1
+                            if h != c:         # (h == c: single already, its value queued)
+                                cand[j] = h
+                                q[_HEAD + nt] = j
+                                nt += 1
+                                nopen -= 1
+                                found = True
+                if found:                      # its peers first, then this unit again
+                    break
+            clean += 1
+            u += 1
+            if u == nu:
+                u = 0
         if not found:
             return nopen
 
