@@ -60,6 +60,24 @@ class Comparison:
             return store.meta("config", {})
 
     @cached_property
+    def runs(self) -> list[dict]:
+        """The timing of each session that ran tasks (wall time, first and last
+        result, workers, warm-up), oldest first."""
+        with Store(self.folder) as store:
+            return store.meta("runs", [])
+
+    @property
+    def throughput(self):
+        """Puzzles per second per engine and source, by ``solve_s`` and ``total_s``."""
+        return summary.throughput_table(self.results)
+
+    @property
+    def wall_rate(self) -> str | None:
+        """Results per second of wall clock over the last session (see
+        ``summary.wall_rate``)."""
+        return summary.wall_rate(self.runs[-1]) if self.runs else None
+
+    @cached_property
     def tasks(self):
         """One row per task, repeats folded into medians, over the puzzle runs every
         engine finished (all of them, unless the run was cut short)."""

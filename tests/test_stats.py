@@ -424,3 +424,44 @@ def test_cpu_and_memory_appear_only_where_workers_measured_them():
     assert t.loc["a", "cpu_s"] == pytest.approx(0.5 * MS) and t.loc["b", "peak_rss_mb"] == 80.0
     shown = summary.formatted(t.reset_index()).set_index("engine")
     assert shown.loc["a", "median CPU"] == "500 µs" and shown.loc["a", "peak RSS"] == "80 MB"
+
+
+# ----- throughput -----------------------------------------------------------------------
+def test_throughput_counts_verified_runs_over_the_engines_own_clocks():
+    frame = frame_of([
+        {"puzzle_id": "p1", "engine": "a", "solve_s": 10e-6, "total_s": 40e-6},
+        {"puzzle_id": "p2", "engine": "a", "solve_s": 30e-6, "total_s": 60e-6},
+        {"puzzle_id": "p3", "engine": "a", "status": "timeout", "verified": None,
+         "solve_s": 1.0, "total_s": 1.0},
+        {"puzzle_id": "p1", "engine": "a", "repeat": 1, "solve_s": 20e-6, "total_s": 50e-6},
+        {"puzzle_id": "p1", "engine": "b", "solve_s": 0.5, "total_s": 2.0},
+        {"puzzle_id": "p2", "engine": "b", "verified": False, "solve_s": 0.5},
+    ])
+    got = summary.throughput_table(frame).set_index("engine")
+    assert got.loc["a", "solved"] == 3 and got.loc["b", "solved"] == 1
+    assert got.loc["a", "by solve_s"] == "50,000/s"       # 3 runs in 60 µs
+    assert got.loc["a", "by total_s"] == "20,000/s"       # 3 runs in 150 µs
+    assert (got.loc["b", "by solve_s"], got.loc["b", "by total_s"]) == ("2.00/s", "0.500/s")
+    assert summary.throughput_table(frame_of([{"verified": None}])).empty
+
+
+def test_the_wall_rate_runs_from_the_first_result_to_the_last():
+    assert summary.wall_rate({"tasks": 1001, "first_s": 2.0, "last_s": 2.5}) == "2,000/s"
+    assert summary.wall_rate({"tasks": 1, "first_s": 2.0, "last_s": 2.0}) is None
+    assert summary.wall_rate({"tasks": 10, "wall_s": 1.0}) is None     # a store before it
+    assert summary.rate(3, 0) == "-"
+
+
+def test_the_summary_puts_both_rates_side_by_side(tmp_path):
+    run = {"tasks": 4, "workers": 2, "wall_s": 3.0, "first_s": 1.0, "last_s": 1.5,
+           "task_s": 0.004, "parent_cpu_s": 0.1}
+    folder = store(tmp_path / "run", times_frame([MS, MS], [2 * MS, 2 * MS]), runs=[run])
+    build_report(folder, quiet=True)
+    text = (folder / "summary.md").read_text()
+    section = text[text.index("## Throughput"):text.index("## Verdicts")]
+    assert "| a | s | 2 | 1,000/s | 1,000/s |" in section
+    assert "| b | s | 2 | 1,000/s | 500/s |" in section      # solve_s 1 ms, total_s 2 ms
+    assert "by the wall clock, this run: 6.00/s, 4 tasks" in section
+    assert "all engines together" in section
+    comparison = compare.open_comparison(folder)
+    assert comparison.wall_rate == "6.00/s" and len(comparison.throughput) == 2

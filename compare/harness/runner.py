@@ -181,17 +181,21 @@ def execute(tasks: list[Task], records: dict[str, PuzzleRecord], executor: Execu
     """Run, check and store every task; wrong answers are shouted as they come.
 
     Returns timing figures; ``started`` (``perf_counter``) is when the workers
-    were started, so the wall time includes their start-up.
+    were started, so the wall time includes their start-up. ``first_s`` and
+    ``last_s`` (the first and last result, since then) bound the part of the
+    run that wall-clock throughput is measured over: workers warm, tasks
+    flowing, every answer checked here as it comes.
     """
     _verdicts.clear()        # keyed by puzzle id, which only names one puzzle within a run
     bar = _progress(len(tasks), progress)
     started = time.perf_counter() if started is None else started
-    cpu, first, wrong, task_s = time.process_time(), None, 0, 0.0
+    cpu, first, last, wrong, task_s = time.process_time(), None, None, 0, 0.0
     puzzles = {pid: rec.puzzle for pid, rec in records.items()}
     refutations = Refutations(store)
     try:
         for task, result in executor.run(tasks, puzzles):
-            first = first or time.perf_counter() - started
+            last = time.perf_counter() - started
+            first = first or last
             row = result_row(task, records[task.puzzle_id], result, identities[task.engine])
             refuted = refutations.judge(row)
             store.add(row)
@@ -210,7 +214,7 @@ def execute(tasks: list[Task], records: dict[str, PuzzleRecord], executor: Execu
         if bar is not None:
             bar.close()
     return {"tasks": len(tasks), "wrong": wrong, "wall_s": time.perf_counter() - started,
-            "first_s": first or 0.0, "task_s": task_s,
+            "first_s": first or 0.0, "last_s": last or 0.0, "task_s": task_s,
             "parent_cpu_s": time.process_time() - cpu, **executor.facts()}
 
 

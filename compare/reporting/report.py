@@ -284,6 +284,7 @@ def _markdown(data: Inputs, report: Report, tables, base, pictures, shift_s,
                   summary.to_markdown(tables["engine"]), ""]
         if tables["source"]["source"].nunique() > 1:
             parts += ["## Per source", "", summary.to_markdown(tables["source"]), ""]
+    parts += throughput_section(data)
     parts += _verdicts(report)
     if data.skipped:
         parts += ["## Puzzles skipped (bad input)", ""]
@@ -293,6 +294,29 @@ def _markdown(data: Inputs, report: Report, tables, base, pictures, shift_s,
         parts += [f"![{p.stem}]({p.name})" for p in pictures] + [""]
     parts += ["## Definitions", "", summary.definitions(shift_s).strip(), ""]
     return "\n".join(parts)
+
+
+def throughput_section(data: Inputs) -> list[str]:
+    """Puzzles per second by the engines' clocks, and the run's own by the wall
+    clock: side by side, because a solve of microseconds is a small part of a
+    task's round trip through the harness."""
+    table = summary.throughput_table(data.frame)
+    if table.empty:
+        return []
+    lines = ["## Throughput", "", "Puzzles solved per second by the engines' own clocks "
+             "(`solve_s`: the search; `total_s`: model build and search), over every stored "
+             "run, repeats included.", "", summary.to_markdown(table, raw=True), ""]
+    for k, run in enumerate(data.runs, 1):
+        wall = summary.wall_rate(run)
+        if wall:
+            which = "this run" if len(data.runs) == 1 else f"session {k}"
+            lines.append(f"- by the wall clock, {which}: {wall}, {run['tasks']} tasks from "
+                         f"the first result to the last in {run['last_s'] - run['first_s']:.2f} s "
+                         f"on {run['workers']} workers, every answer checked as it came"
+                         + ("" if len(table["engine"].unique()) == 1 else
+                            " (all engines together: for one engine's own figure, run it "
+                            "alone, as `benchmarks/throughput.py` does)"))
+    return lines + [""]
 
 
 def warmup_table(runs: list[dict]) -> pd.DataFrame:

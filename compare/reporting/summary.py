@@ -264,6 +264,43 @@ def in_order(table: pd.DataFrame, order: dict[str, list]) -> pd.DataFrame:
     return table.sort_values(keys, key=rank, kind="stable").reset_index(drop=True)
 
 
+def throughput_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """Puzzles per second by the engines' own clocks, per engine and source.
+
+    Over every stored run with a verified answer, repeats included: the
+    count divided by the sum of ``solve_s`` (the search, as the engine timed
+    it) and by the sum of ``total_s`` (model build too). Neither holds the
+    harness's round trip, which swamps solves of microseconds: the run's
+    wall-clock rate (``wall_rate``) is the figure to read beside them.
+    """
+    done = frame[frame["verified"].eq(True)]
+    if done.empty:
+        return pd.DataFrame(columns=["engine", "source", "solved", "by solve_s", "by total_s"])
+    grouped = done.groupby(["engine", "source"], sort=False)
+    table = grouped.agg(solved=("engine", "size"), solve_s=("solve_s", "sum"),
+                        total_s=("total_s", "sum")).reset_index()
+    table["by solve_s"] = [rate(n, t) for n, t in zip(table["solved"], table["solve_s"])]
+    table["by total_s"] = [rate(n, t) for n, t in zip(table["solved"], table["total_s"])]
+    return table.drop(columns=["solve_s", "total_s"])
+
+
+def wall_rate(run: dict) -> str | None:
+    """Results per second of wall clock over a run, from its first result to its
+    last (workers warm, every answer checked as it came); None when unknown."""
+    tasks, span = run.get("tasks", 0), run.get("last_s", 0.0) - run.get("first_s", 0.0)
+    if tasks < 2 or span <= 0:
+        return None
+    return rate(tasks - 1, span)
+
+
+def rate(count, seconds) -> str:
+    """Per second, whole numbers with thousands separators from 100 up: 72,412/s."""
+    if not seconds or pd.isna(seconds) or seconds <= 0:
+        return "-"
+    per_s = count / seconds
+    return f"{per_s:,.0f}/s" if per_s >= 100 else f"{sig3(per_s)}/s"
+
+
 def duration(seconds) -> str:
     """Adaptive units, 3 significant digits: 45.2 µs, 3.07 ms, 1.25 s; '-' for none."""
     if seconds is None or pd.isna(seconds):
