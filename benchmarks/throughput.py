@@ -80,7 +80,7 @@ def main(argv=None) -> int:
                 rows.append(measure(engine, file, args.sample or None, args.workers, folder))
                 print(f"{engine} on {Path(file).name}: done", file=sys.stderr, flush=True)
     import pandas as pd
-    print(f"### Throughput, {args.workers} workers, "
+    print(f"### Throughput, {args.workers} worker{'s' if args.workers != 1 else ''}, "
           f"{'all' if not args.sample else args.sample} puzzles per file\n")
     print(to_markdown(pd.DataFrame(rows), raw=True))
     return 1 if any(r["wrong"] for r in rows) else 0
