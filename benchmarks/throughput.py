@@ -77,7 +77,12 @@ def main(argv=None) -> int:
         for file in files:
             for k, engine in enumerate(args.engines.split(",")):
                 folder = Path(tmp) / f"{Path(file).stem}-{k}"
-                rows.append(measure(engine, file, args.sample or None, args.workers, folder))
+                try:
+                    rows.append(measure(engine, file, args.sample or None, args.workers,
+                                        folder))
+                except ValueError as err:     # the run's own one-line reasons (settings, input)
+                    print(f"throughput: {engine} on {file}: {err}", file=sys.stderr)
+                    return 2
                 print(f"{engine} on {Path(file).name}: done", file=sys.stderr, flush=True)
     import pandas as pd
     print(f"### Throughput, {args.workers} worker{'s' if args.workers != 1 else ''}, "

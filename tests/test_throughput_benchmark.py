@@ -36,3 +36,11 @@ def test_a_missing_file_is_one_line_and_exit_2(tmp_path):
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
         f"throughput: no such puzzle file: {tmp_path / 'nothing.txt'}"]
+
+
+def test_an_unknown_engine_is_one_line_and_exit_2():
+    done = run(EASY, "--engines", "nosuch")
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        f"throughput: nosuch on {EASY}: unknown engine 'nosuch'"), done.stderr
