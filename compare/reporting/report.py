@@ -92,7 +92,7 @@ def build_report(folder: Path | str, baseline: str | None = None, quiet: bool = 
     tables = _tables(tasks, base, order, shift_s)
     _export(frame, folder)
     pictures = _plots(tasks, base, folder, order["engine"], shift_s)
-    text = _markdown(data, report, tables, base, pictures, shift_s, len(tasks))
+    text = _markdown(data, report, tables, base, pictures, shift_s, len(tasks), order)
     atomic_write(folder / "summary.md", lambda tmp: tmp.write_text(text, encoding="utf-8"))
     _write_meta(folder, data, report, base, shift_s)
     _print_alerts(report, len(tasks))
@@ -246,7 +246,7 @@ def count_lines(table: pd.DataFrame) -> list[str]:
 
 # ----- summary.md ------------------------------------------------------------------------
 def _markdown(data: Inputs, report: Report, tables, base, pictures, shift_s,
-              compared: int) -> str:
+              compared: int, order: dict) -> str:
     parts = ["# Engine comparison", ""]
     alerts = alert_lines(report, compared)
     if report.problems:
@@ -284,7 +284,7 @@ def _markdown(data: Inputs, report: Report, tables, base, pictures, shift_s,
                   summary.to_markdown(tables["engine"]), ""]
         if tables["source"]["source"].nunique() > 1:
             parts += ["## Per source", "", summary.to_markdown(tables["source"]), ""]
-    parts += throughput_section(data)
+    parts += throughput_section(data, order)
     parts += _verdicts(report)
     if data.skipped:
         parts += ["## Puzzles skipped (bad input)", ""]
@@ -296,11 +296,11 @@ def _markdown(data: Inputs, report: Report, tables, base, pictures, shift_s,
     return "\n".join(parts)
 
 
-def throughput_section(data: Inputs) -> list[str]:
+def throughput_section(data: Inputs, order: dict) -> list[str]:
     """Puzzles per second by the engines' clocks, and the run's own by the wall
     clock: side by side, because a solve of microseconds is a small part of a
     task's round trip through the harness."""
-    table = summary.throughput_table(data.frame)
+    table = summary.in_order(summary.throughput_table(data.frame), order)
     if table.empty:
         return []
     lines = ["## Throughput", "", "Puzzles solved per second by the engines' own clocks "
