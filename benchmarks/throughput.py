@@ -11,9 +11,10 @@ are put side by side:
 
 * by ``solve_s``: solved puzzles / the sum of the engines' own search times;
 * by ``total_s``: the same with the model build, both timed in the worker;
-* wall: results from the first to the last, over the wall time between them
-  (workers warm; the parent's round trip and its check of every answer
-  included), and the whole call (worker start-up and warm-up too). With the
+* wall: results (of any status: a timeout counts) from the first to the
+  last, over the wall time between them (workers warm; the parent's round
+  trip and its check of every answer included), and the whole call (worker
+  start-up and warm-up too). With the
   default one worker these are one core's rates, like the engines' clocks;
   with ``--workers N`` they are N cores'.
 
@@ -33,6 +34,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from compare import run_comparison  # noqa: E402
+from compare.harness.plan import WorkersFailed, engine_labels, split_engines  # noqa: E402
 from compare.reporting.summary import rate, to_markdown, wall_rate  # noqa: E402
 
 DATASETS = Path("../shared/datasets")
@@ -53,7 +55,7 @@ def measure(engine: str, file: str, sample: int | None, workers: int, folder: Pa
             "wrong": wrong,
             "by solve_s": table["by solve_s"].iloc[0] if len(table) else "-",
             "by total_s": table["by total_s"].iloc[0] if len(table) else "-",
-            "wall (first to last result)": wall_rate(run.runs[-1]) or "-",
+            "wall (results of any status)": wall_rate(run.runs[-1]) or "-",
             "whole call": rate(puzzles, whole)}
 
 
@@ -72,10 +74,16 @@ def main(argv=None) -> int:
     if missing:
         print(f"throughput: no such puzzle file: {missing[0]}", file=sys.stderr)
         return 2
+    try:                                      # every spec checked before any runs
+        engines = split_engines(args.engines)
+        engine_labels(engines)
+    except ValueError as err:
+        print(f"throughput: {err}", file=sys.stderr)
+        return 2
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for file in files:
-            for k, engine in enumerate(args.engines.split(",")):
+            for k, engine in enumerate(engines):
                 folder = Path(tmp) / f"{Path(file).stem}-{k}"
                 try:
                     rows.append(measure(engine, file, args.sample or None, args.workers,
@@ -83,6 +91,9 @@ def main(argv=None) -> int:
                 except ValueError as err:     # the run's own one-line reasons (settings, input)
                     print(f"throughput: {engine} on {file}: {err}", file=sys.stderr)
                     return 2
+                except WorkersFailed as err:
+                    print(f"throughput: {engine} on {file}: {err}", file=sys.stderr)
+                    return 3
                 print(f"{engine} on {Path(file).name}: done", file=sys.stderr, flush=True)
     import pandas as pd
     print(f"### Throughput, {args.workers} worker{'s' if args.workers != 1 else ''}, "

@@ -61,21 +61,24 @@ class Comparison:
 
     @cached_property
     def runs(self) -> list[dict]:
-        """The timing of each session that ran tasks (wall time, first and last
-        result, workers, warm-up), oldest first."""
+        """The timing of each session (wall time, first and last result, workers,
+        warm-up), oldest first; a resume with nothing left to run records one
+        with no tasks."""
         with Store(self.folder) as store:
             return store.meta("runs", [])
 
     @property
     def throughput(self):
-        """Puzzles per second per engine and source, by ``solve_s`` and ``total_s``."""
+        """Puzzles per second per engine and source, by ``solve_s`` and ``total_s``
+        (formatted, as in summary.md; the sums behind them are in ``results``)."""
         return summary.throughput_table(self.results)
 
     @property
     def wall_rate(self) -> str | None:
-        """Results per second of wall clock over the last session (see
-        ``summary.wall_rate``)."""
-        return summary.wall_rate(self.runs[-1]) if self.runs else None
+        """Results per second of wall clock over the last session that had a
+        rate to measure (see ``summary.wall_rate``)."""
+        rates = [summary.wall_rate(run) for run in self.runs]
+        return next((r for r in reversed(rates) if r), None)
 
     @cached_property
     def tasks(self):

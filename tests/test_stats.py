@@ -461,7 +461,36 @@ def test_the_summary_puts_both_rates_side_by_side(tmp_path):
     section = text[text.index("## Throughput"):text.index("## Verdicts")]
     assert "| a | s | 2 | 1,000/s | 1,000/s |" in section
     assert "| b | s | 2 | 1,000/s | 500/s |" in section      # solve_s 1 ms, total_s 2 ms
-    assert "by the wall clock, this run: 6.00/s, 4 tasks" in section
+    assert "by the wall clock, this run: 6.00/s, 4 results of any status" in section
     assert "all engines together" in section
     comparison = compare.open_comparison(folder)
     assert comparison.wall_rate == "6.00/s" and len(comparison.throughput) == 2
+
+
+def test_throughput_counts_only_runs_that_have_the_time_and_splits_formulations():
+    frame = frame_of([
+        {"puzzle_id": "p1", "solve_s": 1 * MS, "total_s": 2 * MS},
+        {"puzzle_id": "p2", "solve_s": None, "total_s": 2 * MS},
+    ])
+    got = summary.throughput_table(frame).iloc[0]
+    assert (got["solved"], got["by solve_s"], got["by total_s"]) == (2, "1,000/s", "500/s")
+    frame = frame_of([{"formulation": "alldiff", "solve_s": 1 * MS},
+                      {"formulation": "pairwise", "solve_s": 4 * MS}])
+    got = summary.throughput_table(frame)
+    assert list(got["formulation"]) == ["alldiff", "pairwise"]
+    assert list(got["by solve_s"]) == ["1,000/s", "250/s"]
+
+
+def test_the_throughput_section_follows_the_given_order_and_each_session(tmp_path):
+    first = {"tasks": 4, "workers": 1, "wall_s": 2.0, "first_s": 0.5, "last_s": 1.0,
+             "task_s": 0.004, "parent_cpu_s": 0.1}
+    resumed = dict(first, tasks=0, last_s=0.0, first_s=0.0)    # nothing left to run
+    frame = times_frame([MS, MS], [2 * MS, 2 * MS])
+    folder = store(tmp_path / "run", frame, runs=[first, resumed],
+                   config={"engines_run": ["b", "a"], "repeat": 1})
+    build_report(folder, quiet=True)
+    text = (folder / "summary.md").read_text()
+    section = text[text.index("## Throughput"):text.index("## Verdicts")]
+    assert section.index("| b | s |") < section.index("| a | s |")
+    assert "by the wall clock, session 1: 6.00/s" in section and "session 2" not in section
+    assert compare.open_comparison(folder).wall_rate == "6.00/s"

@@ -43,4 +43,13 @@ def test_an_unknown_engine_is_one_line_and_exit_2():
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(
-        f"throughput: nosuch on {EASY}: unknown engine 'nosuch'"), done.stderr
+        "throughput: unknown engine 'nosuch'"), done.stderr
+
+
+def test_engines_are_all_checked_before_any_runs_and_options_stay_with_their_engine():
+    done = run(EASY, "--engines", "backtracking,nosuch", "--sample", 2)
+    assert (done.returncode, done.stdout) == (2, "")     # backtracking did not run first
+    done = run(EASY, "--engines", "backtracking:variant=fast,kernel=python", "--sample", 2)
+    assert done.returncode == 0, done.stderr
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| backtracking")]
+    assert len(rows) == 1 and " | 2 | 2 | 0 | " in rows[0]

@@ -310,10 +310,11 @@ def throughput_section(data: Inputs, order: dict) -> list[str]:
         wall = summary.wall_rate(run)
         if wall:
             which = "this run" if len(data.runs) == 1 else f"session {k}"
-            lines.append(f"- by the wall clock, {which}: {wall}, {run['tasks']} tasks from "
-                         f"the first result to the last in {run['last_s'] - run['first_s']:.2f} s "
-                         f"on {run['workers']} workers, every answer checked as it came"
-                         + ("" if len(table["engine"].unique()) == 1 else
+            lines.append(f"- by the wall clock, {which}: {wall}, {run['tasks']} results of "
+                         f"any status from the first to the last in "
+                         f"{run['last_s'] - run['first_s']:.2f} s on {run['workers']} workers, "
+                         "every answer checked as it came"
+                         + ("" if data.frame["engine"].nunique() == 1 else
                             " (all engines together: for one engine's own figure, run it "
                             "alone, as `benchmarks/throughput.py` does)"))
     return lines + [""]

@@ -265,28 +265,33 @@ def in_order(table: pd.DataFrame, order: dict[str, list]) -> pd.DataFrame:
 
 
 def throughput_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """Puzzles per second by the engines' own clocks, per engine and source.
+    """Puzzles per second by the engines' own clocks, per engine and source
+    (and formulation, when several ran).
 
-    Over every stored run with a verified answer, repeats included: the
-    count divided by the sum of ``solve_s`` (the search, as the engine timed
-    it) and by the sum of ``total_s`` (model build too). Neither holds the
-    harness's round trip, which swamps solves of microseconds: the run's
-    wall-clock rate (``wall_rate``) is the figure to read beside them.
+    Over every stored run with a verified answer, repeats included: the runs
+    that have the time divided by the sum of ``solve_s`` (the search, as the
+    engine timed it), and by the sum of ``total_s`` (model build too).
+    Neither holds the harness's round trip, which swamps solves of
+    microseconds: the run's wall-clock rate (``wall_rate``) is the figure to
+    read beside them.
     """
+    keys = ["engine", "formulation", "source"] if frame["formulation"].nunique() > 1 \
+        else ["engine", "source"]
     done = frame[frame["verified"].eq(True)]
     if done.empty:
-        return pd.DataFrame(columns=["engine", "source", "solved", "by solve_s", "by total_s"])
-    grouped = done.groupby(["engine", "source"], sort=False)
-    table = grouped.agg(solved=("engine", "size"), solve_s=("solve_s", "sum"),
-                        total_s=("total_s", "sum")).reset_index()
-    table["by solve_s"] = [rate(n, t) for n, t in zip(table["solved"], table["solve_s"])]
-    table["by total_s"] = [rate(n, t) for n, t in zip(table["solved"], table["total_s"])]
-    return table.drop(columns=["solve_s", "total_s"])
+        return pd.DataFrame(columns=keys + ["solved", "by solve_s", "by total_s"])
+    table = done.groupby(keys, sort=False).agg(
+        solved=("engine", "size"), solve_n=("solve_s", "count"), solve_s=("solve_s", "sum"),
+        total_n=("total_s", "count"), total_s=("total_s", "sum")).reset_index()
+    table["by solve_s"] = [rate(n, t) for n, t in zip(table["solve_n"], table["solve_s"])]
+    table["by total_s"] = [rate(n, t) for n, t in zip(table["total_n"], table["total_s"])]
+    return table.drop(columns=["solve_n", "solve_s", "total_n", "total_s"])
 
 
 def wall_rate(run: dict) -> str | None:
     """Results per second of wall clock over a run, from its first result to its
-    last (workers warm, every answer checked as it came); None when unknown."""
+    last (workers warm, every answer checked as it came; results of any
+    status, not only solved ones); None when unknown."""
     tasks, span = run.get("tasks", 0), run.get("last_s", 0.0) - run.get("first_s", 0.0)
     if tasks < 2 or span <= 0:
         return None

@@ -442,8 +442,10 @@ def warm_up() -> float:
 # comes from) to ``np.uint64``: numba wraps a signed index that might be
 # negative around (a compare and a select on every access), and an unsigned
 # one it does not. Measured: a fifth off forum_hardest, a third off the
-# hardest 25x25 grids, the same nodes. (Mix a uint64 only with literals and
-# other uint64s: uint64 with int64 is float64 in numba.)
+# hardest 25x25 grids, the same nodes. (Arithmetic of a uint64 with an int64
+# or a literal is signed again, so an index computed that way is cast again;
+# and a variable that holds a uint64 on one path and an int64 on another
+# becomes float64.)
 
 @njit(cache=True, inline="always")
 def _table(blob, k):
@@ -1103,7 +1105,6 @@ def _lprop(row, nopen, q, nt, tabs):
     tw = row[3 + n + nu:3 + n + 3 * nu]
     nh = 0
     u = 0                                      # the next unit of the ring to scan
-    clean = 0                                  # units scanned clean since the last change
     while True:
         while nh < nt:                         # a single's value leaves its peers
             i = q[_HEAD + nh]
@@ -1125,7 +1126,7 @@ def _lprop(row, nopen, q, nt, tabs):
         if nopen == 0:
             return 0
         found = False
-        clean = 0
+        clean = 0                              # units scanned clean since the last change
         while clean < nu:                      # a value with one place left in a unit
             if solved[u] != ufull[u]:          # (every value placed: its masks go unread)
                 a, b = np.uint64(unit_ptr[u]), np.uint64(unit_ptr[u + 1])
