@@ -17,7 +17,11 @@ class _CompiledSearch:
     variant = ""
 
     def __init__(self, shape):
-        self.kshape = numba_kernel.compile_structure(shape.structure)
+        # Whether the kernel takes the shape is asked once here, not per
+        # translate: the question walks every domain (most of a 9x9 translate).
+        self.unsupported = numba_kernel.unsupported_reason(shape.structure)
+        self.kshape = None if self.unsupported else \
+            numba_kernel.compile_structure(shape.structure)
         self.unsat = ""
 
     def start(self, givens):

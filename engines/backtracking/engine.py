@@ -59,8 +59,8 @@ class BacktrackingEngine(Engine):
         if not shape.alldifferent_only:
             search = shape.derived(general_search)
         elif (self.options["kernel"] == "numba"
-              and numba_kernel.unsupported_reason(model.structure) is None):
-            search = shape.derived(COMPILED[variant])
+              and not (compiled := shape.derived(COMPILED[variant])).unsupported):
+            search = compiled
         else:
             search = shape.derived(alldifferent_search)
         if search.unsat:
