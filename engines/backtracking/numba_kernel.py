@@ -537,18 +537,18 @@ def _seed(blob, givens, limit, keep, deadline, work):
             depth -= 1
             entering = False
             continue
-        var = order[depth]
-        a, b = gof_ptr[var], gof_ptr[var + 1]
+        cell = np.uint64(order[depth])         # unsigned indices: see "the kernels" above
+        a, b = np.uint64(gof_ptr[cell]), np.uint64(gof_ptr[cell + np.uint64(1)])
         if entering:
-            free = dom[var]
+            free = dom[cell]
             for j in range(a, b):
-                free &= ~used[gof_idx[j]]
+                free &= ~used[np.uint64(gof_idx[j])]
             remaining[depth] = free
         else:                                  # back from below: take the value off
-            bit = assigned[var]
+            bit = assigned[cell]
             for j in range(a, b):
-                used[gof_idx[j]] ^= bit
-            assigned[var] = 0
+                used[np.uint64(gof_idx[j])] ^= bit
+            assigned[cell] = 0
         free = remaining[depth]
         if not free:
             backtracks += 1
@@ -557,9 +557,9 @@ def _seed(blob, givens, limit, keep, deadline, work):
             continue
         bit = free & -free                     # the least value left
         remaining[depth] = free ^ bit
-        assigned[var] = bit
+        assigned[cell] = bit
         for j in range(a, b):
-            used[gof_idx[j]] |= bit
+            used[np.uint64(gof_idx[j])] |= bit
         nodes += 1
         depth += 1
         entering = True
