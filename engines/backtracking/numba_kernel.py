@@ -442,7 +442,7 @@ def warm_up() -> float:
 # comes from) to ``np.uint64``: numba wraps a signed index that might be
 # negative around (a compare and a select on every access), and an unsigned
 # one it does not. Measured: a fifth off forum_hardest, a third off the
-# hardest 25x25 grids, the same nodes. (Arithmetic of a uint64 with an int64
+# hardest 25x25 grids and off the seed search, the same nodes. (Arithmetic of a uint64 with an int64
 # or a literal is signed again, so an index computed that way is cast again;
 # and a variable that holds a uint64 on one path and an int64 on another
 # becomes float64.)
