@@ -11,7 +11,7 @@ cluster already running (``dask scheduler`` and ``dask worker`` processes
 this script starts on 127.0.0.1 before timing anything), which is how a real
 cluster is used. Every run has the same explicit settings (``SETTINGS``: one
 repeat, the default mode, limit and time limit), whatever the defaults.
-Run from the repository root (the datasets are in ``../shared/datasets``);
+The datasets are read from ``shared/datasets`` beside the repository;
 the figures in docs/cluster.md come from it. Every run writes to a
 temporary folder that is removed afterwards.
 """
@@ -31,6 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from compare import run_comparison  # noqa: E402
+from compare.benchmark import DATASETS  # noqa: E402
 from compare.harness.runner import result_row  # noqa: E402
 from compare.harness.store import Store  # noqa: E402
 from compare.harness.tasks import PuzzleRecord, Task  # noqa: E402
@@ -39,7 +40,6 @@ from puzzles.generator import full_grid  # noqa: E402
 from puzzles.sudoku import Sudoku  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
-DATASETS = Path("../shared/datasets")
 EASY = DATASETS / "kaggle_1m_first9999.txt"
 MANY = DATASETS / "royle_17clue_49151.txt"
 # What every run computes, given explicitly: a run's defaults (repeats) may change.

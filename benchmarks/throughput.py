@@ -14,13 +14,12 @@ are put side by side:
 * wall: results (of any status: a timeout counts) from the first to the
   last, over the wall time between them (workers warm; the parent's round
   trip and its check of every answer included), and the whole call (worker
-  start-up and warm-up too). With the
-  default one worker these are one core's rates, like the engines' clocks;
-  with ``--workers N`` they are N cores'.
+  start-up and warm-up too). With the default one worker these are one
+  core's rates, like the engines' clocks; with ``--workers N``, N cores'.
 
 For solves of microseconds the wall rate is the harness's rate, not the
 engine's: the gap between the columns is the harness's overhead per puzzle.
-Run from the repository root (the datasets are in ``../shared/datasets``);
+The default file is read from ``shared/datasets`` beside the repository;
 each run writes to a temporary folder that is removed afterwards.
 """
 from __future__ import annotations
@@ -33,11 +32,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import pandas as pd  # noqa: E402
+
 from compare import run_comparison  # noqa: E402
+from compare.benchmark import DATASETS  # noqa: E402
 from compare.harness.plan import WorkersFailed, engine_labels, split_engines  # noqa: E402
 from compare.reporting.summary import rate, to_markdown, wall_rate  # noqa: E402
 
-DATASETS = Path("../shared/datasets")
 FILES = [DATASETS / "royle_17clue_49158.txt"]
 ENGINES = ["backtracking:kernel=numba", "backtracking", "cpsat:workers=1"]
 
@@ -88,14 +89,10 @@ def main(argv=None) -> int:
                 try:
                     rows.append(measure(engine, file, args.sample or None, args.workers,
                                         folder))
-                except ValueError as err:     # the run's own one-line reasons (settings, input)
+                except (ValueError, WorkersFailed) as err:   # the run's own one-line reasons
                     print(f"throughput: {engine} on {file}: {err}", file=sys.stderr)
-                    return 2
-                except WorkersFailed as err:
-                    print(f"throughput: {engine} on {file}: {err}", file=sys.stderr)
-                    return 3
+                    return 3 if isinstance(err, WorkersFailed) else 2
                 print(f"{engine} on {Path(file).name}: done", file=sys.stderr, flush=True)
-    import pandas as pd
     print(f"### Throughput, {args.workers} worker{'s' if args.workers != 1 else ''}, "
           f"{'all' if not args.sample else args.sample} puzzles per file\n")
     print(to_markdown(pd.DataFrame(rows), raw=True))

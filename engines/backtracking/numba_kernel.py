@@ -442,10 +442,10 @@ def warm_up() -> float:
 # comes from) to ``np.uint64``: numba wraps a signed index that might be
 # negative around (a compare and a select on every access), and an unsigned
 # one it does not. Measured: a fifth off forum_hardest, a third off the
-# hardest 25x25 grids and off the seed search, the same nodes. (Arithmetic of a uint64 with an int64
-# or a literal is signed again, so an index computed that way is cast again;
-# and a variable that holds a uint64 on one path and an int64 on another
-# becomes float64.)
+# hardest 25x25 grids and off the seed search, the same nodes. (Arithmetic
+# of a uint64 with an int64 or a literal is signed again, so an index
+# computed that way is cast again; and a variable that holds a uint64 on one
+# path and an int64 on another becomes float64.)
 
 @njit(cache=True, inline="always")
 def _table(blob, k):
@@ -1149,7 +1149,7 @@ def _lprop(row, nopen, q, nt, tabs):
                         if h:
                             if h & (h - 1):    # one variable, two values it alone can take
                                 return -1
-                            if h != c:         # (h == c: single already, its value queued)
+                            if h != c:         # (h == c: already single; a guard only)
                                 cand[j] = h
                                 q[_HEAD + nt] = j
                                 nt += 1
