@@ -16,7 +16,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from compare.cli.common import Exit, OneLineParser, report_exit, setting
+from compare.cli.common import Exit, OneLineParser, report_exit, seconds_of_ms, setting
 from compare.harness.store import DB_NAME, Store, StoreError
 from compare.reporting.report import build_report
 from compare.reporting.runs import compare_runs
@@ -37,8 +37,9 @@ def main(argv: list[str] | None = None) -> int:
                        help="compare run B with run A (output folders), per engine")
     parser.add_argument("--baseline", metavar="ENGINE",
                         help="engine label the speed ratios refer to (default: as the run)")
-    parser.add_argument("--shift-ms", type=setting("shift_ms"), default=1.0, metavar="MS",
-                        help="shift added to every time in the paired ratios (default 1 ms)")
+    parser.add_argument("--shift-ms", type=setting("shift_ms"), metavar="MS",
+                        help="shift added to every time in the paired ratios (default: a tenth "
+                        "of the baseline's median time in the run)")
     parser.add_argument("--allow-errors", action="store_true",
                         help="exit 0 even when tasks errored, crashed or ran out of memory")
     parser.add_argument("--fail-above", type=setting("fail_above"), metavar="X",
@@ -55,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
             return BAD_USAGE
     try:
         if args.compare:
-            return _compare(*args.compare, args.shift_ms / 1000, args.fail_above)
+            return _compare(*args.compare, seconds_of_ms(args.shift_ms), args.fail_above)
         with Store(args.out) as store:
             labels = set(store.frame()["engine"])
     except StoreError as err:
@@ -65,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: --baseline {args.baseline} is not among the engines of this run "
               f"({', '.join(sorted(labels))})", file=sys.stderr)
         return BAD_USAGE
-    report = build_report(args.out, args.baseline, args.quiet, args.shift_ms / 1000)
+    report = build_report(args.out, args.baseline, args.quiet, seconds_of_ms(args.shift_ms))
     return report_exit(report, args.allow_errors)
 
 

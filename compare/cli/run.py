@@ -16,7 +16,15 @@ import sys
 
 import engines
 from compare.api import Interrupted, run_comparison
-from compare.cli.common import Exit, OneLineParser, add_settings, report_exit, say, setting
+from compare.cli.common import (
+    Exit,
+    OneLineParser,
+    add_settings,
+    report_exit,
+    say,
+    seconds_of_ms,
+    setting,
+)
 from compare.harness.dask_executor import ClusterError
 from compare.harness.plan import RUN_SETTINGS, SettingsError, WorkersFailed
 from compare.harness.plugins import PluginError
@@ -58,6 +66,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "backtracking,cpsat:workers=8 (default: every installed engine)")
     p.add_argument("--mode", choices=engines.MODES, help="first (default), lexfirst or count")
     add_settings(p, NUMBERS)
+    p.add_argument("--repeat-timeouts", action="store_true", default=None,
+                   help="run every repeat of a task that timed out (default: its later "
+                        "repeats are recorded as timeouts without running)")
     p.add_argument("--formulations", metavar="LIST",
                    help="comma-separated formulations to run, e.g. alldiff,pairwise "
                         "(default: each puzzle's first); puzzles lacking one skip it")
@@ -70,8 +81,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bar and no tables")
     p.add_argument("--allow-errors", action="store_true",
                    help="exit 0 even when tasks errored, crashed or ran out of memory")
-    p.add_argument("--shift-ms", type=setting("shift_ms"), default=1.0, metavar="MS",
-                   help="shift added to every time in the paired ratios (default 1 ms)")
+    p.add_argument("--shift-ms", type=setting("shift_ms"), metavar="MS",
+                   help="shift added to every time in the paired ratios (default: a tenth "
+                        "of the baseline's median time in the run)")
     p.add_argument("--executor", choices=("local", "dask"),
                    help="where tasks run: local worker processes (default) or a Dask cluster")
     p.add_argument("--scheduler", metavar="ADDRESS",
@@ -111,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
         return Exit.STORAGE
     try:
         report = build_report(comparison.folder, comparison.baseline, args.quiet,
-                              args.shift_ms / 1000)
+                              seconds_of_ms(args.shift_ms))
     except StorageError as err:
         say(f"error: {err}; every result is kept in {comparison.folder / 'results.sqlite'}")
         return Exit.STORAGE

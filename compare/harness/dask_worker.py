@@ -56,9 +56,9 @@ class SolverSlot(LocalExecutor):
     def __init__(self, *args, **kwargs):
         super().__init__(1, *args, **kwargs)
 
-    def _start(self):
+    def _start(self, engine: str):
         with _STARTING:
-            return super()._start()
+            return super()._start(engine)
 
     def close(self) -> None:
         pass

@@ -8,10 +8,25 @@ which other executors reuse.
 
 Why this shape:
 
+* A worker process serves one engine. It imports that engine's library,
+  warms it up, and runs only its tasks, so the times and the memory of a
+  task are the engine's own, whatever else the run holds: interleaved in one
+  process, CP-SAT's and the backtracker's tasks evicted each other's caches
+  and the backtracker measured 2.4x slower than alone; one shared process's
+  memory was everyone's. The forkserver preloads only the harness's own
+  modules (``_preload_modules``); each worker imports its engine itself.
+* ``workers`` is the number of worker processes that may use a core at once
+  (running tasks, or warming up); a run keeps up to ``workers`` processes
+  per engine, idle ones waiting on their pipe without using a core, and
+  starts one for an engine when its tasks come up. Past ``max_processes``
+  the idle process used least recently stops first.
 * Workers live for the whole run, so imports (OR-Tools takes most of a second)
   are paid once; each warms every shape it meets before timing it (``worker``).
-* Scheduling is dynamic: a worker gets work only when its queue is empty, so
-  work waits in the parent, where any idle worker can take it. Short tasks
+* Scheduling is dynamic: a free core goes to the engine whose oldest waiting
+  task is oldest (tasks come interleaved by puzzle, so engines go through the
+  puzzles side by side and slow drift of the machine falls on all alike), and
+  a worker gets work only when its queue is empty, so work waits in the
+  parent, where any idle worker of its engine can take it. Short tasks
   travel in chunks of about ``CHUNK_S`` of work, sized from the measured time
   of earlier tasks of the same engine and file, to spare the round trip per
   task; a task not known to be short travels alone, so two long tasks never
@@ -19,10 +34,11 @@ Why this shape:
   worker is idle with nothing left to hand out, the tasks queued behind it
   are taken back (the token pipe of ``worker``) and go to the idle worker.
 * A puzzle object crosses the pipe once per worker, not once per task.
-* With several tasks queued in workers the parent collects results every
-  ``POLL_S`` instead of waking for each (each wake-up would preempt a worker
-  on a busy machine: measured, a 0.6 ms stall per result on 2 loaded cores);
-  it still wakes at once for a worker's last queued result or its death.
+* Workers report short tasks' results together, every ``worker.REPORT_S``
+  (a wake-up of the parent per result preempted a worker on a busy machine:
+  measured, a 0.6 ms stall per result on 2 loaded cores), and the parent
+  wakes when a report arrives, so a worker never waits on a full pipe (at a
+  fixed 10 ms poll, a numba worker spent 90 % of a chunk blocked on it).
 * Engines get the time limit and usually stop themselves. The backstop is the
   parent: a task still running at ``timeout + grace`` is killed with its worker
   (status ``timeout``), and with a memory limit a worker whose resident memory
@@ -45,9 +61,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from multiprocessing import forkserver
 from multiprocessing.connection import wait
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
-import engines
 from compare.harness.plugins import plugin_list
 from compare.harness.tasks import Task
 from compare.harness.worker import PARENT_ENV, WorkerInit, rss_mb, worker_main
@@ -60,7 +75,6 @@ MAX_CHUNK = 1024          # at 64, chunks of microsecond solves held ~2 ms of wo
                           # harness ran 2,900 results/s on 1 worker; at 1024, 6,000/s
 TAKE_BACK_AFTER_S = 0.02  # a task running longer may lose the tasks queued behind it
 MAX_FAILED_STARTS = 3     # workers in a row that die before they are ready
-POLL_S = 0.01             # with tasks queued in workers the parent looks this often
 MEMORY_POLL_S = 0.02      # how often busy workers' memory is read under a memory limit
 
 
@@ -69,10 +83,33 @@ def grace_for(timeout: float) -> float:
     return 1.0 + 0.1 * timeout
 
 
+Skip = Callable[[Task], "Result | None"]
+
+
 class Executor(ABC):
     @abstractmethod
-    def run(self, tasks: Iterable[Task], puzzles: dict) -> Iterator[tuple[Task, Result]]:
-        """Yield ``(task, result)`` for every task, as each finishes."""
+    def run(self, tasks: Iterable[Task], puzzles: dict, skip: Skip | None = None,
+            pauses: bool = False) -> Iterator[tuple[Task, Result] | None]:
+        """Yield ``(task, result)`` for every task, as each finishes; with ``pauses``
+        also ``None`` before it may wait for the next, so the caller can settle what
+        it holds (the runner checks and stores results in batches).
+
+        ``skip(task)``, asked just before a task would be handed to a worker,
+        may answer it without running it (a ``Result`` to yield as its own);
+        ``None`` runs it. ``take_runnable`` does the asking.
+        """
+
+    @staticmethod
+    def take_runnable(pending: deque, skip: Skip | None,
+                      answered: list) -> bool:
+        """Answer the tasks at the head of ``pending`` that ``skip`` answers (into
+        ``answered``, as ``(task, result)``); True when a task to run is at the head."""
+        while pending:
+            stand_in = skip(pending[0]) if skip is not None else None
+            if stand_in is None:
+                return True
+            answered.append((pending.popleft(), stand_in))
+        return False
 
     def close(self) -> None:  # noqa: B027  (an optional hook: most executors hold nothing)
         """Release workers; ``run`` calls it when done, and so does ``with``."""
@@ -93,8 +130,8 @@ def default_start_method() -> str:
     return "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
 
 
-def start_forkserver(labels: list[str]) -> None:
-    """Start the forkserver now, from this thread, preloading the engines' modules.
+def start_forkserver() -> None:
+    """Start the forkserver now, from this thread, preloading the harness's modules.
 
     Workers fork from it, and it dies with the thread that started it
     (``worker.guard_forkserver``: the kernel's parent-death signal follows the
@@ -104,13 +141,14 @@ def start_forkserver(labels: list[str]) -> None:
     """
     if default_start_method() != "forkserver":
         return
-    mp.get_context("forkserver").set_forkserver_preload(_preload_modules(labels))
+    mp.get_context("forkserver").set_forkserver_preload(_preload_modules())
     with _main_hidden(), _marked_as_harness():
         forkserver.ensure_running()
 
 
 @dataclass
 class _Worker:
+    engine: str                       # the one engine this process serves
     proc: mp.process.BaseProcess
     conn: object
     tokens: tuple                     # the parent's (read, write) ends of the token pipe
@@ -126,6 +164,41 @@ class _Worker:
     def ready(self) -> bool:
         return self.warming is None
 
+    @property
+    def busy(self) -> bool:
+        """Using (or about to use) a core: warming up, running tasks, or retiring."""
+        return not self.ready or bool(self.inflight) or self.retiring
+
+
+class _Pending:
+    """Tasks waiting in the parent: a queue per engine, the oldest task first."""
+
+    def __init__(self, tasks: Iterable[Task]):
+        self.queues: dict[str, deque] = {}
+        for task in tasks:
+            self.queues.setdefault(task.engine, deque()).append(task)
+
+    def __bool__(self) -> bool:
+        return any(self.queues.values())
+
+    def __len__(self) -> int:
+        return sum(map(len, self.queues.values()))
+
+    def by_age(self) -> list[str]:
+        """Engines with waiting tasks, the one whose first task is oldest first."""
+        return sorted((e for e, q in self.queues.items() if q),
+                      key=lambda e: self.queues[e][0].tid)
+
+    def put_back(self, tasks: Iterable[Task]) -> None:
+        """Tasks that were handed out but not started go back to the front."""
+        for task in reversed(list(tasks)):
+            self.queues.setdefault(task.engine, deque()).appendleft(task)
+
+    def take_all(self) -> list[Task]:
+        tasks = sorted((t for q in self.queues.values() for t in q), key=lambda t: t.tid)
+        self.queues.clear()
+        return tasks
+
 
 class LocalExecutor(Executor):
     """Worker processes on this machine (see the module docstring)."""
@@ -133,8 +206,10 @@ class LocalExecutor(Executor):
     def __init__(self, workers: int, engines: list[str], mode: str = "first",
                  limit: int = 2, formulations: Iterable[str] = ("alldiff",),
                  start_method: str | None = None, warmup: bool = True,
-                 plugins: str | None = None, memory_limit: float | None = None):
+                 plugins: str | None = None, memory_limit: float | None = None,
+                 max_processes: int | None = None):
         self.workers = max(1, workers)
+        self.max_processes = max_processes
         # plugin modules the workers import (default: as this process has them)
         self.plugins = plugin_list(plugins)
         self.engines = list(engines)
@@ -143,73 +218,127 @@ class LocalExecutor(Executor):
         self.skip_warmup: set[str] = set() if warmup else set(self.engines)
         self.ctx = mp.get_context(start_method or default_start_method())
         if self.ctx.get_start_method() == "forkserver":
-            self.ctx.set_forkserver_preload(_preload_modules(self.engines))
+            self.ctx.set_forkserver_preload(_preload_modules())
         self.pool: list[_Worker] = []
         self.failed_starts = 0
         self.gave_up: str | None = None      # why no worker could start, once it gave up
         self.guesses: dict = {}              # expected task seconds per (engine, file) and engine
         self.shape_warmups: list[tuple[str, str, float]] = []
         self.ready_infos: list[dict] = []
+        self.skip: Skip | None = None
+        self.started: dict[str, int] = {}   # worker processes started per engine
 
     # ----- the run loop -------------------------------------------------------
     def start(self) -> None:
-        """Start the workers now (``run`` would start them on first use)."""
-        while len(self.pool) < self.workers:
-            self.pool.append(self._start())
+        """Start the first engines' workers now (``run`` starts each on first use)."""
+        for index in range(self.workers - len(self.pool)):
+            self.pool.append(self._start(self.engines[index % len(self.engines)]))
 
-    def run(self, tasks: Iterable[Task], puzzles: dict) -> Iterator[tuple[Task, Result]]:
-        pending = deque(tasks)
+    @property
+    def process_cap(self) -> int:
+        return self.max_processes or self.workers * max(1, len(self.engines))
+
+    def run(self, tasks: Iterable[Task], puzzles: dict, skip: Skip | None = None,
+            pauses: bool = False) -> Iterator[tuple[Task, Result] | None]:
+        pending = _Pending(tasks)
+        self.skip, answered = skip, []
         try:
             while pending or any(w.inflight or w.retiring for w in self.pool):
                 if self.gave_up:
                     yield from self._give_up(pending)
                     break
-                while pending and len(self.pool) < self.workers:
-                    self.pool.append(self._start())
-                self._dispatch(pending, puzzles)
+                self._dispatch(pending, puzzles, answered)
+                yield from answered
+                answered.clear()
+                if pauses:
+                    yield None
                 yield from self._collect(pending)
         finally:
             self.close()
 
-    def _give_up(self, pending: deque) -> Iterator[tuple[Task, Result]]:
+    def _give_up(self, pending: _Pending) -> Iterator[tuple[Task, Result]]:
         """Every task not yet answered fails with the reason no worker can run it."""
         for w in self.pool:
-            pending.extendleft(reversed(w.inflight))
+            pending.put_back(w.inflight)
             w.inflight.clear()
-        while pending:
-            task = pending.popleft()
+        for task in pending.take_all():
             yield task, Result(task.engine, "", "", task.mode, Status.CRASHED,
                                message=self.gave_up)
 
-    def _dispatch(self, pending: deque, puzzles: dict) -> None:
-        idle = [w for w in self.pool if w.ready and not w.inflight and not w.retiring]
-        if idle and not pending:
-            self._take_back(pending, len(idle))
-        for w in idle:
-            if not pending:
-                return
-            chunk = self._chunk(pending)
-            new = {t.puzzle_id: puzzles[t.puzzle_id] for t in chunk
-                   if t.puzzle_id not in w.known}
-            os.write(w.tokens[1].fileno(), b"\x01" * len(chunk))
-            try:
-                w.conn.send(("run", new, chunk))
-            except (BrokenPipeError, ConnectionResetError, EOFError):
-                _drain(w.tokens[0].fileno())
-                pending.extendleft(reversed(chunk))   # the death is handled in _collect
-                continue
-            w.known.update(new)
-            w.inflight.extend(chunk)
-            w.since, w.shaping = time.perf_counter(), False
+    def _dispatch(self, pending: _Pending, puzzles: dict, answered: list) -> None:
+        """Give each free core to the engine with the oldest waiting task."""
+        free = self.workers - sum(w.busy for w in self.pool)
+        if free > 0 and not pending:
+            self._take_back(pending, free)
+        handed = True
+        while free > 0 and handed:
+            handed = False
+            for engine in pending.by_age():
+                if free <= 0:
+                    return
+                queue = pending.queues[engine]
+                if not self.take_runnable(queue, self.skip, answered):
+                    continue
+                idle = [w for w in self.pool if w.engine == engine and not w.busy]
+                if idle:
+                    taken = self._send(idle[0], self._chunk(queue, answered), puzzles, pending)
+                elif self._room_for(engine):
+                    self.pool.append(self._start(engine))     # its warm-up takes the core
+                    taken = 1
+                else:
+                    continue
+                free -= taken
+                handed = handed or bool(taken)
 
-    def _chunk(self, pending: deque) -> list[Task]:
+    def _send(self, w: _Worker, chunk: list[Task], puzzles: dict, pending: _Pending) -> int:
+        """Hand ``chunk`` to ``w``; 1 when it took it (a core is now in use)."""
+        new = {t.puzzle_id: puzzles[t.puzzle_id] for t in chunk
+               if t.puzzle_id not in w.known}
+        os.write(w.tokens[1].fileno(), b"\x01" * len(chunk))
+        try:
+            w.conn.send(("run", new, chunk))
+        except (BrokenPipeError, ConnectionResetError, EOFError):
+            _drain(w.tokens[0].fileno())
+            pending.put_back(chunk)          # the death is handled in _collect
+            return 0
+        w.known.update(new)
+        w.inflight.extend(chunk)
+        w.since, w.shaping = time.perf_counter(), False
+        return 1
+
+    def _room_for(self, engine: str) -> bool:
+        """Whether another worker of ``engine`` may start, stopping an idle one if need be."""
+        if sum(w.engine == engine for w in self.pool) >= self.workers:
+            return False
+        if len(self.pool) < self.process_cap:
+            return True
+        idle = [w for w in self.pool if not w.busy and w.engine != engine]
+        if not idle:
+            return False
+        self._stop(min(idle, key=lambda w: w.since))
+        return True
+
+    def _stop(self, w: _Worker) -> None:
+        """An idle worker finishes and leaves the pool."""
+        self.pool.remove(w)
+        try:
+            w.conn.send(None)
+        except (OSError, ValueError):
+            pass
+        w.proc.join(1)
+        if w.proc.is_alive():
+            w.proc.kill()
+            w.proc.join(1)
+        _release(w)
+
+    def _chunk(self, pending: deque, answered: list) -> list[Task]:
         """The next tasks for one worker: alone unless known short, then about CHUNK_S."""
         chunk = [pending.popleft()]
         guess = self._guess(chunk[0])
         if guess is None or guess >= SHORT_TASK_S:
             return chunk
         budget = CHUNK_S - guess
-        while pending and len(chunk) < MAX_CHUNK:
+        while self.take_runnable(pending, self.skip, answered) and len(chunk) < MAX_CHUNK:
             guess = self._guess(pending[0])
             if guess is None or guess >= SHORT_TASK_S or guess > budget:
                 break
@@ -217,7 +346,7 @@ class LocalExecutor(Executor):
             budget -= guess
         return chunk
 
-    def _take_back(self, pending: deque, idle: int) -> None:
+    def _take_back(self, pending: _Pending, idle: int) -> None:
         """Unstarted tasks queued behind a task that runs long go back for idle workers."""
         now = time.perf_counter()
         for w in sorted(self.pool, key=lambda w: w.since):
@@ -230,8 +359,7 @@ class LocalExecutor(Executor):
                 # the worker has not started the chunk yet: it keeps its first task
                 os.write(w.tokens[1].fileno(), b"\x01")
                 taken = len(w.inflight) - 1
-            for _ in range(taken):
-                pending.appendleft(w.inflight.pop())
+            pending.put_back([w.inflight.pop() for _ in range(taken)][::-1])
             idle -= 1 if taken else 0
 
     def _guess(self, task: Task) -> float | None:
@@ -243,22 +371,17 @@ class LocalExecutor(Executor):
             old = self.guesses.get(key)
             self.guesses[key] = seconds if old is None else 0.5 * old + 0.5 * seconds
 
-    def _collect(self, pending: deque) -> Iterator[tuple[Task, Result]]:
-        busy = [w for w in self.pool if w.inflight or not w.ready or w.retiring]
-        waitables = [w.proc.sentinel for w in busy]
-        waitables += [w.conn for w in busy if not w.ready or len(w.inflight) <= 1]
+    def _collect(self, pending: _Pending) -> Iterator[tuple[Task, Result]]:
+        busy = [w for w in self.pool if w.busy]
+        waitables = [w.proc.sentinel for w in busy] + [w.conn for w in busy]
         timeout = self._time_to_deadline(busy)
-        if any(len(w.inflight) > 1 for w in self.pool):
-            timeout = POLL_S if timeout is None else min(POLL_S, timeout)
         if self.memory_limit and busy:
             timeout = MEMORY_POLL_S if timeout is None else min(MEMORY_POLL_S, timeout)
         wait(waitables, timeout=timeout if waitables else 0)
         for w in list(self.pool):
             try:
                 while w.conn.poll():
-                    done = self._receive(w, pending)
-                    if done is not None:
-                        yield done
+                    yield from self._receive(w, pending)
             except (EOFError, OSError):
                 pass
             if not w.proc.is_alive():
@@ -270,7 +393,8 @@ class LocalExecutor(Executor):
                 if resident is not None and resident > self.memory_limit:
                     yield from self._replace(w, pending, "memout", resident)
 
-    def _receive(self, w: _Worker, pending: deque):
+    def _receive(self, w: _Worker, pending: _Pending) -> list[tuple[Task, Result]]:
+        """Act on one message from ``w``; the finished tasks it reports."""
         msg = w.conn.recv()
         now = time.perf_counter()
         kind = msg[0]
@@ -293,16 +417,18 @@ class LocalExecutor(Executor):
             w.since, w.shaping = now, False
         elif kind == "retire":
             w.retiring = True
-            pending.extendleft(reversed(w.inflight))   # unstarted: no token was taken
+            pending.put_back(w.inflight)   # unstarted: no token was taken
             w.inflight.clear()
         elif kind == "done":
-            _, tid, result = msg
-            task = w.inflight.popleft()
-            assert task.tid == tid, "worker answered out of order"
-            self._learn(task, max(result.total_s, 0.0) or now - w.since)
+            finished = []
+            for tid, result in msg[1]:
+                task = w.inflight.popleft()
+                assert task.tid == tid, "worker answered out of order"
+                self._learn(task, max(result.total_s, 0.0) or now - w.since)
+                finished.append((task, result))
             w.since, w.shaping = now, False
-            return task, result
-        return None
+            return finished
+        return []
 
     def _limit_of(self, w: _Worker) -> float:
         if not w.ready:
@@ -322,7 +448,8 @@ class LocalExecutor(Executor):
             return False
         return time.perf_counter() - w.since >= self._limit_of(w)
 
-    def _replace(self, w: _Worker, pending: deque, cause: str, resident: float | None = None):
+    def _replace(self, w: _Worker, pending: _Pending, cause: str,
+                 resident: float | None = None):
         """Kill or bury a worker, report its current task, requeue the rest."""
         elapsed = time.perf_counter() - w.since
         if cause != "died":
@@ -340,25 +467,26 @@ class LocalExecutor(Executor):
             self._learn(task, elapsed)
             yield task, _lost_result(task, cause, elapsed, w.proc.exitcode, w.shaping,
                                      resident, self.memory_limit)
-        pending.extendleft(reversed(w.inflight))
+        pending.put_back(w.inflight)
         _release(w)
 
     # ----- workers -----------------------------------------------------------
-    def _start(self) -> _Worker:
+    def _start(self, engine: str) -> _Worker:
         parent, child = self.ctx.Pipe()
         tokens_r, tokens_w = self.ctx.Pipe(duplex=False)
         life_r, life_w = self.ctx.Pipe(duplex=False)
         os.set_blocking(tokens_r.fileno(), False)
         mode, limit, formulations = self.warm
-        init = WorkerInit(tuple(self.plugins), tuple(self.engines), mode, limit,
-                          formulations, tuple(sorted(self.skip_warmup)), self.memory_limit)
+        init = WorkerInit(tuple(self.plugins), (engine,), mode, limit, formulations,
+                          (engine,) if engine in self.skip_warmup else (), self.memory_limit)
         proc = self.ctx.Process(target=worker_main, args=(child, init, tokens_r, life_r),
                                 daemon=True)
         with _main_hidden(), _marked_as_harness():
             proc.start()
         child.close()
         life_r.close()
-        return _Worker(proc, parent, (tokens_r, tokens_w), life_w)
+        self.started[engine] = self.started.get(engine, 0) + 1
+        return _Worker(engine, proc, parent, (tokens_r, tokens_w), life_w)
 
     def close(self) -> None:
         """Stop every worker: idle ones finish, busy ones are killed (the run is over)."""
@@ -396,6 +524,7 @@ class LocalExecutor(Executor):
                 "shapes": [_spread(engine, shape, s) for (engine, shape), s in shapes.items()],
             },
             "peak_rss_method": "; ".join(methods) or None,
+            "processes": dict(self.started),
             "worker_ready_rss_mb": max(resident) if resident else None,
             "memory_limit_mb": self.memory_limit,
         }
@@ -504,13 +633,11 @@ def _describe_exit(code) -> str:
     return f"exit code {code}"
 
 
-def _preload_modules(labels: list[str]) -> list[str]:
-    """Modules the forkserver imports once, so every fresh worker starts warm."""
-    mods = ["engines", "compare.harness.worker", "puzzles.sudoku"]
-    for label in labels:
-        try:
-            cls = engines.engine_class(engines.parse_spec(label)[0])
-        except Exception:
-            continue
-        mods.append(cls.__module__)
-    return list(dict.fromkeys(mods))
+def _preload_modules() -> list[str]:
+    """Modules the forkserver imports once: the harness's own, no engine's.
+
+    Every worker forks from the forkserver, so what it preloads every worker
+    holds. An engine's library (numba, OR-Tools) is imported by the workers
+    of that engine only, so a worker's memory is its engine's own.
+    """
+    return ["engines", "compare.harness.worker", "puzzles.sudoku"]

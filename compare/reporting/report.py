@@ -20,6 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from compare.harness.environment import describe
+from compare.harness.runner import not_repeated
 from compare.harness.store import COLUMNS, Store, atomic_write
 from compare.judge.verdict import failures, findings, model_only
 from compare.reporting import paired, plots, summary
@@ -36,6 +37,7 @@ class Report:
     failures: list = field(default_factory=list)      # verdict.Failure: errored, crashed, memout
     incomplete: dict = field(default_factory=dict)    # engine -> (done, planned), when short
     model_only: list = field(default_factory=list)    # kinds judged against the model only
+    not_repeated: int = 0       # timeouts recorded for later repeats without running
     empty: bool = False
 
     @property
@@ -74,8 +76,9 @@ class Inputs:
 
 
 def build_report(folder: Path | str, baseline: str | None = None, quiet: bool = False,
-                 shift_s: float = paired.DEFAULT_SHIFT_S) -> Report:
-    """Write every report file and print the summary."""
+                 shift_s: float | None = None) -> Report:
+    """Write every report file and print the summary; ``shift_s`` None: the run's own
+    (``summary.run_shift``)."""
     folder = Path(folder)
     data = Inputs.read(folder)
     frame = data.frame
@@ -83,21 +86,26 @@ def build_report(folder: Path | str, baseline: str | None = None, quiet: bool = 
         print(f"{folder}: no results yet", file=sys.stderr)
         return Report(folder, empty=True)
     report = Report(folder, findings(frame, data.puzzles, data.config.get("plugin_env")),
-                    failures(frame), data.shortfall(), model_only(frame["kind"].dropna()))
+                    failures(frame), data.shortfall(), model_only(frame["kind"].dropna()),
+                    not_repeated(frame))
     tasks = data.tasks()
     base = summary.choose_baseline(tasks, baseline or data.config.get("baseline")) if len(
         tasks) else None
     order = {"engine": data.config.get("engines_run", []) + [summary.VIRTUAL_BEST],
              "source": [p["source"] for p in data.puzzles.values()]}
+    given = shift_s is not None
+    if not given:
+        shift_s = summary.run_shift(tasks, base) if len(tasks) else paired.DEFAULT_SHIFT_S
     tables = _tables(tasks, base, order, shift_s)
     _export(frame, folder)
     pictures = _plots(tasks, base, folder, order["engine"], shift_s)
-    text = _markdown(data, report, tables, base, pictures, shift_s, len(tasks), order)
+    shift = summary.shift_text(shift_s, given)
+    text = _markdown(data, report, tables, base, pictures, shift_s, len(tasks), order, shift)
     atomic_write(folder / "summary.md", lambda tmp: tmp.write_text(text, encoding="utf-8"))
-    _write_meta(folder, data, report, base, shift_s)
+    _write_meta(folder, data, report, base, shift_s, given)
     _print_alerts(report, len(tasks))
     if not quiet:
-        _print(tables, base, folder, data.runs, shift_s)
+        _print(tables, base, folder, data.runs, shift)
     _print_problems(report.problems)
     return report
 
@@ -136,12 +144,14 @@ def _export(frame, folder: Path) -> None:
     atomic_write(folder / "results.parquet", lambda tmp: frame.to_parquet(tmp, index=False))
 
 
-def _write_meta(folder: Path, data: Inputs, report: Report, base, shift_s: float) -> None:
+def _write_meta(folder: Path, data: Inputs, report: Report, base, shift_s: float,
+                given: bool) -> None:
     """meta.json: the run's settings, environment and completeness, for other tools."""
     meta = {"config": data.config, "environment": data.sessions, "planned": data.planned,
             "stored": {k: int(v) for k, v in data.frame.groupby("engine").size().items()},
             "complete": not report.incomplete, "runs": data.runs, "skipped": data.skipped,
-            "report": {"baseline": base, "shift_s": shift_s, "tie": paired.TIE,
+            "report": {"baseline": base, "shift_s": shift_s,
+                       "shift_from": "--shift-ms" if given else "run", "tie": paired.TIE,
                        "bootstrap_seed": paired.SEED, "resamples": paired.RESAMPLES}}
     text = json.dumps(meta, indent=2, default=str) + "\n"
     atomic_write(folder / "meta.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))
@@ -165,9 +175,18 @@ def alert_lines(report: Report, compared: int) -> list[str]:
     return lines
 
 
+def note_lines(report: Report) -> list[str]:
+    """What the reader should know about how the figures were taken."""
+    if not report.not_repeated:
+        return []
+    return [f"{report.not_repeated} timeout(s) not repeated: a task that timed out once is "
+            "recorded as a timeout on its later repeats without running again "
+            "(--repeat-timeouts runs them)"]
+
+
 def _print_alerts(report: Report, compared: int) -> None:
     """Errors and crashes are no wrong answers, but they must not go unseen."""
-    for line in alert_lines(report, compared):
+    for line in alert_lines(report, compared) + note_lines(report):
         print(line, file=sys.stderr)
 
 
@@ -192,20 +211,25 @@ def harness_line(run: dict) -> str:
             f"parent CPU {run['parent_cpu_s']:.2f} s")
 
 
-def headline_note(shift_s: float) -> list[str]:
+def headline_title(base: str | None, shift: str) -> str:
+    """The headline's title: the baseline, and the shift beside it."""
+    return f"baseline: {base or 'none'}; {shift}"
+
+
+def headline_note(shift: str) -> list[str]:
     """What the compact table's columns mean, in lines that fit a terminal."""
     return [f"ratio: shifted geometric mean of the per-puzzle time ratios to the baseline "
-            f"(shift {summary.duration(shift_s)}),",
+            f"({shift}),",
             f"with its 95% bootstrap CI; W/T/L: puzzles faster / within {paired.TIE:.0%} / "
             "slower than the baseline;", "an unsolved task counts as twice the time limit "
             "(PAR2). Definitions at the end of summary.md."]
 
 
-def _print(tables, base, folder: Path, runs, shift_s: float) -> None:
+def _print(tables, base, folder: Path, runs, shift: str) -> None:
     if "engine" in tables:
-        print(f"\nPer engine (baseline: {base or 'none'}):")
+        print(f"\nPer engine ({headline_title(base, shift)}):")
         print(summary.to_text(summary.compact(tables["engine"])))
-        print("\n".join(headline_note(shift_s)))
+        print("\n".join(headline_note(shift)))
     if "formulations" in tables:
         print("\nFormulations (shifted geometric mean time, x ratio to the first "
               "formulation, * fastest):")
@@ -246,7 +270,7 @@ def count_lines(table: pd.DataFrame) -> list[str]:
 
 # ----- summary.md ------------------------------------------------------------------------
 def _markdown(data: Inputs, report: Report, tables, base, pictures, shift_s,
-              compared: int, order: dict) -> str:
+              compared: int, order: dict, shift: str) -> str:
     parts = ["# Engine comparison", ""]
     alerts = alert_lines(report, compared)
     if report.problems:
@@ -256,13 +280,14 @@ def _markdown(data: Inputs, report: Report, tables, base, pictures, shift_s,
     if not alerts:
         parts.append(("Every planned task finished, every" if data.planned else "Every")
                      + " answer was verified and the engines agree.")
+    parts += [f"- Note: {line}" for line in note_lines(report)]
     parts += ["", "## Environment", ""] + [f"- {line}" for line in _environment(data)] + [""]
     if not tables:
         parts += ["No puzzle run was finished by every engine yet: nothing to compare.", ""]
     else:
-        parts += [f"## Headline (baseline: {base or 'none'})", "",
+        parts += [f"## Headline ({headline_title(base, shift)})", "",
                   summary.to_markdown(summary.compact(tables["engine"])), "",
-                  " ".join(headline_note(shift_s)), ""]
+                  " ".join(headline_note(shift)), ""]
     if "formulations" in tables:
         parts += ["## Formulations", "", "Per engine: shifted geometric mean time over the "
                   "puzzles it ran in every formulation, x ratio to the first formulation, "
