@@ -22,6 +22,8 @@ so the harness can be driven into its fault paths:
   or (``big=1``) with 8 MB of them;
 * ``fake-stall`` : ``fake``, but naps ``nap`` seconds (default 2) on puzzles from
   line ``line`` (default 30) of a file, so one task of a chunk runs long.
+* ``fake-compile`` : ``fake``, but its first model of each grid size in a process
+  takes ``nap`` seconds (default 3) to translate, as a first numba compile does.
 """
 from __future__ import annotations
 
@@ -212,7 +214,19 @@ class StallEngine(FakeEngine):
         return super().search(translated, mode, limit, deadline)
 
 
+class CompileEngine(FakeEngine):
+    name = "fake-compile"
+    option_defaults = {"nap": 3.0}
+    compiled: set = set()
+
+    def translate(self, model):
+        if model.structure.size not in self.compiled:
+            self.compiled.add(model.structure.size)
+            time.sleep(self.options["nap"])
+        return super().translate(model)
+
+
 for _cls in (FakeEngine, WrongEngine, SleepEngine, CrashEngine, ErrorEngine, UnsatEngine,
              NapEngine, DoomedEngine, HogEngine, RaiseEngine, ExitEngine, OddStatsEngine,
-             StallEngine):
+             StallEngine, CompileEngine):
     engines.register(_cls.name, _cls)
