@@ -22,6 +22,8 @@ so the harness can be driven into its fault paths:
   or (``big=1``) with 8 MB of them;
 * ``fake-stall`` : ``fake``, but naps ``nap`` seconds (default 2) on puzzles from
   line ``line`` (default 30) of a file, so one task of a chunk runs long;
+* ``fake-compile`` : ``fake``, but its first model of each grid size in a process
+  takes ``nap`` seconds (default 3) to translate, as a first numba compile does;
 * ``fake-odd``   : ``fake``, but its result has the odd values ``ODD[field]`` on
   puzzles whose line number is a multiple of ``every`` (default 1: all of them).
 """
@@ -217,6 +219,18 @@ class StallEngine(FakeEngine):
         return super().search(translated, mode, limit, deadline)
 
 
+class CompileEngine(FakeEngine):
+    name = "fake-compile"
+    option_defaults = {"nap": 3.0}
+    compiled: set = set()
+
+    def translate(self, model):
+        if model.structure.size not in self.compiled:
+            self.compiled.add(model.structure.size)
+            time.sleep(self.options["nap"])
+        return super().translate(model)
+
+
 # What ``fake-odd`` puts in its results, by ``field``: the first group cannot be
 # stored and makes the result an error naming the field; the second is
 # normalised (numpy numbers, text, stats keys) and the answer stands.
@@ -253,5 +267,5 @@ class OddEngine(FakeEngine):
 
 for _cls in (FakeEngine, WrongEngine, SleepEngine, CrashEngine, ErrorEngine, UnsatEngine,
              NapEngine, DoomedEngine, HogEngine, RaiseEngine, ExitEngine, OddStatsEngine,
-             StallEngine, OddEngine):
+             StallEngine, CompileEngine, OddEngine):
     engines.register(_cls.name, _cls)

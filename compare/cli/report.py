@@ -16,7 +16,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from compare.cli.common import Exit, OneLineParser, report_exit, setting
+from compare.cli.common import Exit, OneLineParser, add_fail_on, report_exit, setting
 from compare.harness.store import DB_NAME, Store, StoreError
 from compare.reporting.report import build_report
 from compare.reporting.runs import compare_runs
@@ -41,6 +41,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="shift added to every time in the paired ratios (default 1 ms)")
     parser.add_argument("--allow-errors", action="store_true",
                         help="exit 0 even when tasks errored, crashed or ran out of memory")
+    add_fail_on(parser)
     parser.add_argument("--fail-above", type=setting("fail_above"), metavar="X",
                         help="with --compare: exit 5 when an engine's ratio B/A is above X "
                              "with confidence (the lower end of its 95%% CI)")
@@ -66,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
               f"({', '.join(sorted(labels))})", file=sys.stderr)
         return BAD_USAGE
     report = build_report(args.out, args.baseline, args.quiet, args.shift_ms / 1000)
-    return report_exit(report, args.allow_errors)
+    return report_exit(report, args.allow_errors, args.fail_on)
 
 
 def _compare(a: str, b: str, shift_s: float, fail_above: float | None) -> int:

@@ -23,6 +23,7 @@ from compare.harness.environment import describe
 from compare.harness.store import COLUMNS, Store, atomic_write
 from compare.judge.verdict import failures, findings, model_only
 from compare.reporting import paired, plots, summary
+from compare.reporting.headline import Verdict, verdict_of
 
 WIDTH = 100            # terminal output stays within this many columns
 CONSOLE_COUNTS = 20     # count mode: per-puzzle lines on the terminal up to this many puzzles
@@ -37,6 +38,7 @@ class Report:
     incomplete: dict = field(default_factory=dict)    # engine -> (done, planned), when short
     model_only: list = field(default_factory=list)    # kinds judged against the model only
     empty: bool = False
+    verdict: Verdict = field(default_factory=Verdict)  # the first line, counted
 
     @property
     def clean(self) -> bool:
@@ -85,6 +87,8 @@ def build_report(folder: Path | str, baseline: str | None = None, quiet: bool = 
     report = Report(folder, findings(frame, data.puzzles, data.config.get("plugin_env")),
                     failures(frame), data.shortfall(), model_only(frame["kind"].dropna()))
     tasks = data.tasks()
+    report.verdict = verdict_of(frame, wrong=len(report.problems), planned=data.planned,
+                                compared=len(tasks), runs=data.runs)
     base = summary.choose_baseline(tasks, baseline or data.config.get("baseline")) if len(
         tasks) else None
     order = {"engine": data.config.get("engines_run", []) + [summary.VIRTUAL_BEST],
@@ -95,6 +99,7 @@ def build_report(folder: Path | str, baseline: str | None = None, quiet: bool = 
     text = _markdown(data, report, tables, base, pictures, shift_s, len(tasks), order)
     atomic_write(folder / "summary.md", lambda tmp: tmp.write_text(text, encoding="utf-8"))
     _write_meta(folder, data, report, base, shift_s)
+    _write_json(folder, report, tables, base)
     _print_alerts(report, len(tasks))
     if not quiet:
         _print(tables, base, folder, data.runs, shift_s)
@@ -147,6 +152,15 @@ def _write_meta(folder: Path, data: Inputs, report: Report, base, shift_s: float
     atomic_write(folder / "meta.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
 
+def _write_json(folder: Path, report: Report, tables: dict, base) -> None:
+    """summary.json: the verdict and the headline table, for CI and other tools."""
+    engine = tables.get("engine")
+    rows = [] if engine is None else json.loads(engine.to_json(orient="records"))
+    text = json.dumps({"verdict": report.verdict.as_dict(), "baseline": base,
+                       "engines": rows}, indent=2) + "\n"
+    atomic_write(folder / "summary.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))
+
+
 # ----- the alerts that come first ---------------------------------------------------
 def alert_lines(report: Report, compared: int) -> list[str]:
     """Failures, an incomplete store and model-only kinds, one line each."""
@@ -166,8 +180,9 @@ def alert_lines(report: Report, compared: int) -> list[str]:
 
 
 def _print_alerts(report: Report, compared: int) -> None:
-    """Errors and crashes are no wrong answers, but they must not go unseen."""
-    for line in alert_lines(report, compared):
+    """The verdict line first; errors and crashes are no wrong answers, but they must
+    not go unseen."""
+    for line in [report.verdict.line(), *alert_lines(report, compared)]:
         print(line, file=sys.stderr)
 
 
@@ -252,10 +267,8 @@ def _markdown(data: Inputs, report: Report, tables, base, pictures, shift_s,
     if report.problems:
         alerts.insert(0, f"WRONG: {len(report.problems)} wrong answer(s) or disagreement(s); "
                          "see Verdicts")
+    parts += [report.verdict.line(), ""] if alerts else [report.verdict.line()]
     parts += [f"- **{line.split(':', 1)[0]}**:{line.split(':', 1)[1]}" for line in alerts]
-    if not alerts:
-        parts.append(("Every planned task finished, every" if data.planned else "Every")
-                     + " answer was verified and the engines agree.")
     parts += ["", "## Environment", ""] + [f"- {line}" for line in _environment(data)] + [""]
     if not tables:
         parts += ["No puzzle run was finished by every engine yet: nothing to compare.", ""]

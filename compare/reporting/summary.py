@@ -38,9 +38,10 @@ DEFINITIONS = """\
 * ``virtual best``: for every puzzle, the fastest engine's task (PAR2 time):
   what picking the right engine per puzzle would give;
 * with ``--repeat K`` each task's times are the median over its repeats, and
-  its status the most common one; ``rep IQR`` is the median, over the
-  engine's solved tasks, of the interquartile range of a task's K times
-  divided by its median time.
+  its status the most common one, but solved only when every repeat answered
+  (else the most common status of the repeats that did not); ``rep IQR`` is
+  the median, over the engine's solved tasks, of the interquartile range of
+  a task's K times divided by its median time.
 """
 
 TASK_KEYS = ["puzzle_id", "source", "formulation", "engine", "mode"]
@@ -68,8 +69,16 @@ def per_task(frame: pd.DataFrame) -> pd.DataFrame:
                          nodes=("nodes", "median"), count=("count", "first"),
                          cpu_s=("cpu_s", "median"), peak_rss_mb=("peak_rss_mb", "max"),
                          wrong=("wrong", "any"), repeats=("repeat", "size"),
-                         status=("status", lambda s: s.mode().iloc[0]))
+                         status=("status", fold_status))
     return _mark_solved(folded.reset_index())
+
+
+def fold_status(statuses: pd.Series) -> str:
+    """A task's status over its repeats: the most common one, but answered only when
+    every repeat answered. A repeat that timed out or failed (a worker killed while
+    compiling, say) is a fact about the task that the majority must not outvote."""
+    unanswered = statuses[~statuses.isin(ANSWERED_WORDS)]
+    return (unanswered if len(unanswered) else statuses).mode().iloc[0]
 
 
 def _mark_solved(tasks: pd.DataFrame) -> pd.DataFrame:
