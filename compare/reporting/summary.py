@@ -55,6 +55,12 @@ def definitions(shift_s: float = paired.DEFAULT_SHIFT_S) -> str:
                               seed=paired.SEED, tie=f"{paired.TIE:.0%}")
 
 
+def family(puzzle_id: str) -> str:
+    """The family a puzzle belongs to: its name (the id before a ``:line``) up to the
+    first ``-``, so ``gen-9x9-hard:3`` is of family ``gen``."""
+    return str(puzzle_id).split(":", 1)[0].split("-", 1)[0]
+
+
 def per_task(frame: pd.DataFrame) -> pd.DataFrame:
     """One row per task, repeats folded into medians (and their spread, ``iqr_s``)."""
     frame = frame.assign(wrong=frame["verified"].eq(False).fillna(False).astype(bool))
