@@ -23,7 +23,8 @@ from compare.harness.environment import describe
 from compare.harness.runner import not_repeated
 from compare.harness.store import COLUMNS, Store, atomic_write
 from compare.judge.verdict import failures, findings, model_only
-from compare.reporting import paired, plots, summary
+from compare.reporting import page, paired, plots, summary
+from compare.reporting.headline import Verdict, verdict_of
 
 WIDTH = 100            # terminal output stays within this many columns
 CONSOLE_COUNTS = 20     # count mode: per-puzzle lines on the terminal up to this many puzzles
@@ -39,6 +40,7 @@ class Report:
     model_only: list = field(default_factory=list)    # kinds judged against the model only
     not_repeated: int = 0       # timeouts recorded for later repeats without running
     empty: bool = False
+    verdict: Verdict = field(default_factory=Verdict)  # the first line, counted
 
     @property
     def clean(self) -> bool:
@@ -89,6 +91,8 @@ def build_report(folder: Path | str, baseline: str | None = None, quiet: bool = 
                     failures(frame), data.shortfall(), model_only(frame["kind"].dropna()),
                     not_repeated(frame))
     tasks = data.tasks()
+    report.verdict = verdict_of(frame, wrong=len(report.problems), planned=data.planned,
+                                compared=len(tasks), runs=data.runs)
     base = summary.choose_baseline(tasks, baseline or data.config.get("baseline")) if len(
         tasks) else None
     order = {"engine": data.config.get("engines_run", []) + [summary.VIRTUAL_BEST],
@@ -102,7 +106,10 @@ def build_report(folder: Path | str, baseline: str | None = None, quiet: bool = 
     shift = summary.shift_text(shift_s, given)
     text = _markdown(data, report, tables, base, pictures, shift_s, len(tasks), order, shift)
     atomic_write(folder / "summary.md", lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    page.write(folder / "report.html", _page(data, report, tables, tasks, base, order, pictures,
+                                            shift_s, shift))
     _write_meta(folder, data, report, base, shift_s, given)
+    _write_json(folder, report, tables, base)
     _print_alerts(report, len(tasks))
     if not quiet:
         _print(tables, base, folder, data.runs, shift)
@@ -117,6 +124,10 @@ def _tables(tasks, base, order, shift_s) -> dict[str, pd.DataFrame]:
                                          order),
               "source": summary.in_order(summary.engine_table(
                   tasks, base, by=["source"], shift_s=shift_s), order)}
+    families = tasks["puzzle_id"].map(summary.family)
+    if 1 < families.nunique() < tasks["puzzle_id"].nunique():
+        tables["family"] = summary.in_order(summary.engine_table(
+            tasks.assign(family=families), base, by=["family"], shift_s=shift_s), order)
     if tasks["formulation"].nunique() > 1:
         tables["formulations"] = summary.in_order(summary.formulation_table(tasks, shift_s),
                                                   order)
@@ -132,6 +143,24 @@ def _plots(tasks, base, folder: Path, engines: list[str], shift_s: float) -> lis
             plots.scatter(tasks, base, folder / "scatter.png", engines),
             plots.profile(tasks, folder / "profile.png", shift_s, engines))
     return [p for p in made if p]
+
+
+def _page(data: Inputs, report: Report, tables, tasks, base, order, pictures,
+          shift_s: float, shift: str) -> page.PageInputs:
+    """The first line of the page tells the whole truth: the report's verdict line."""
+    tone = {"WRONG": "bad", "OK": "ok"}.get(report.verdict.word, "warn")
+    settings = {**(data.config.get("settings") or {}),
+                "baseline": base, "workers": data.config.get("workers"),
+                "engines run": data.config.get("engines_run"),
+                "shift": shift, "tie band": f"{paired.TIE:.0%}",
+                "bootstrap": f"{paired.RESAMPLES} resamples, seed {paired.SEED}"}
+    return page.PageInputs(
+        title="Engine comparison", verdict=report.verdict.line(), verdict_class=tone,
+        alerts=alert_lines(report, len(tasks)), problems=report.problems, frame=data.frame,
+        tasks=tasks, tables=tables, baseline=base, engines=order["engine"],
+        puzzles=data.puzzles, environment=_environment(data), settings=settings,
+        shift_s=shift_s, note=" ".join(headline_note(shift, "this page")),
+        plugin_env=data.config.get("plugin_env"), pictures=pictures)
 
 
 def _export(frame, folder: Path) -> None:
@@ -150,11 +179,21 @@ def _write_meta(folder: Path, data: Inputs, report: Report, base, shift_s: float
     meta = {"config": data.config, "environment": data.sessions, "planned": data.planned,
             "stored": {k: int(v) for k, v in data.frame.groupby("engine").size().items()},
             "complete": not report.incomplete, "runs": data.runs, "skipped": data.skipped,
+            "plugins": data.sessions[-1].get("plugins", {}) if data.sessions else {},
             "report": {"baseline": base, "shift_s": shift_s,
                        "shift_from": "--shift-ms" if given else "run", "tie": paired.TIE,
                        "bootstrap_seed": paired.SEED, "resamples": paired.RESAMPLES}}
     text = json.dumps(meta, indent=2, default=str) + "\n"
     atomic_write(folder / "meta.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))
+
+
+def _write_json(folder: Path, report: Report, tables: dict, base) -> None:
+    """summary.json: the verdict and the headline table, for CI and other tools."""
+    engine = tables.get("engine")
+    rows = [] if engine is None else json.loads(engine.to_json(orient="records"))
+    text = json.dumps({"verdict": report.verdict.as_dict(), "baseline": base,
+                       "engines": rows}, indent=2) + "\n"
+    atomic_write(folder / "summary.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
 
 # ----- the alerts that come first ---------------------------------------------------
@@ -185,8 +224,9 @@ def note_lines(report: Report) -> list[str]:
 
 
 def _print_alerts(report: Report, compared: int) -> None:
-    """Errors and crashes are no wrong answers, but they must not go unseen."""
-    for line in alert_lines(report, compared) + note_lines(report):
+    """The verdict line first; errors and crashes are no wrong answers, but they must
+    not go unseen."""
+    for line in [report.verdict.line(), *alert_lines(report, compared), *note_lines(report)]:
         print(line, file=sys.stderr)
 
 
@@ -216,13 +256,13 @@ def headline_title(base: str | None, shift: str) -> str:
     return f"baseline: {base or 'none'}; {shift}"
 
 
-def headline_note(shift: str) -> list[str]:
+def headline_note(shift: str, where: str = "summary.md") -> list[str]:
     """What the compact table's columns mean, in lines that fit a terminal."""
     return [f"ratio: shifted geometric mean of the per-puzzle time ratios to the baseline "
             f"({shift}),",
             f"with its 95% bootstrap CI; W/T/L: puzzles faster / within {paired.TIE:.0%} / "
             "slower than the baseline;", "an unsolved task counts as twice the time limit "
-            "(PAR2). Definitions at the end of summary.md."]
+            f"(PAR2). Definitions at the end of {where}."]
 
 
 def _print(tables, base, folder: Path, runs, shift: str) -> None:
@@ -276,10 +316,8 @@ def _markdown(data: Inputs, report: Report, tables, base, pictures, shift_s,
     if report.problems:
         alerts.insert(0, f"WRONG: {len(report.problems)} wrong answer(s) or disagreement(s); "
                          "see Verdicts")
+    parts += [report.verdict.line(), ""] if alerts else [report.verdict.line()]
     parts += [f"- **{line.split(':', 1)[0]}**:{line.split(':', 1)[1]}" for line in alerts]
-    if not alerts:
-        parts.append(("Every planned task finished, every" if data.planned else "Every")
-                     + " answer was verified and the engines agree.")
     parts += [f"- Note: {line}" for line in note_lines(report)]
     parts += ["", "## Environment", ""] + [f"- {line}" for line in _environment(data)] + [""]
     if not tables:
@@ -341,7 +379,7 @@ def throughput_section(data: Inputs, order: dict) -> list[str]:
                          "every answer checked as it came"
                          + ("" if data.frame["engine"].nunique() == 1 else
                             " (all engines together: for one engine's own figure, run it "
-                            "alone, as `benchmarks/throughput.py` does)"))
+                            "alone, as `run_compare.py bench benchmarks/throughput.toml` does)"))
     return lines + [""]
 
 
