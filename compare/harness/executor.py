@@ -150,7 +150,6 @@ def start_forkserver() -> None:
 
 @dataclass
 class _Worker:
-    engine: str                       # the one engine this process serves
     proc: mp.process.BaseProcess
     conn: object
     tokens: tuple                     # the parent's (read, write) ends of the token pipe
@@ -161,6 +160,7 @@ class _Worker:
     known: set = field(default_factory=set)
     shaping: bool = False             # warming a new shape before the head task
     retiring: bool = False
+    engine: str = ""                  # the one engine this process serves
 
     @property
     def ready(self) -> bool:
@@ -490,7 +490,7 @@ class LocalExecutor(Executor):
         child.close()
         life_r.close()
         self.started[engine] = self.started.get(engine, 0) + 1
-        return _Worker(engine, proc, parent, (tokens_r, tokens_w), life_w)
+        return _Worker(proc, parent, (tokens_r, tokens_w), life_w, engine=engine)
 
     def close(self) -> None:
         """Stop every worker: idle ones finish, busy ones are killed (the run is over)."""
