@@ -283,19 +283,19 @@ class DaskExecutor(Executor):
                 skip: Skip | None) -> Iterator[tuple[Task, Result] | None]:
         from distributed import as_completed
         by_tid = {t.tid: t for t in tasks}
-        pending, done, answered = deque(tasks), set(), []
+        pending, done, unrun = deque(tasks), set(), []
         arrived = as_completed(loop=self._client.loop, with_results=True, raise_errors=False)
         while pending or self._live:
-            self._top_up(pending, puzzles, arrived, skip, answered)
-            yield from answered
-            answered.clear()
+            self._top_up(pending, puzzles, arrived, skip, unrun)
+            yield from unrun
+            unrun.clear()
             yield None
             if not self._live:
                 continue
             future, outcome = next(arrived)
             chunk = self._live.pop(future)
             # workers stay fed while results are judged
-            self._top_up(pending, puzzles, arrived, skip, answered)
+            self._top_up(pending, puzzles, arrived, skip, unrun)
             if future.status == "finished":
                 _, results, per_task, gave_up = outcome
                 self._learn(per_task)
@@ -313,11 +313,12 @@ class DaskExecutor(Executor):
                     yield by_tid[tid], result
             yield None               # a chunk is in: the caller settles it
 
-    def _top_up(self, pending: deque, puzzles: dict, arrived, skip, answered: list) -> None:
+    def _top_up(self, pending: deque, puzzles: dict, arrived, skip, unrun: list) -> None:
+        """Keep every worker thread's chunks in hand; tasks ``skip`` answers go to ``unrun``."""
         while len(self._live) < CHUNKS_PER_THREAD * self._threads():
             size = min(self._chunk_size(len(pending)), len(pending))
             chunk = []
-            while len(chunk) < size and self.take_runnable(pending, skip, answered):
+            while len(chunk) < size and self.take_runnable(pending, skip, unrun):
                 chunk.append(pending.popleft())
             if not chunk:
                 return

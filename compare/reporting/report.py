@@ -159,7 +159,7 @@ def _page(data: Inputs, report: Report, tables, tasks, base, order, pictures,
         alerts=alert_lines(report, len(tasks)), problems=report.problems, frame=data.frame,
         tasks=tasks, tables=tables, baseline=base, engines=order["engine"],
         puzzles=data.puzzles, environment=_environment(data), settings=settings,
-        shift_s=shift_s, note=" ".join(headline_note(shift, "this page")),
+        shift_s=shift_s, note=" ".join(headline_note("this page")),
         plugin_env=data.config.get("plugin_env"), pictures=pictures)
 
 
@@ -256,10 +256,10 @@ def headline_title(base: str | None, shift: str) -> str:
     return f"baseline: {base or 'none'}; {shift}"
 
 
-def headline_note(shift: str, where: str = "summary.md") -> list[str]:
-    """What the compact table's columns mean, in lines that fit a terminal."""
-    return [f"ratio: shifted geometric mean of the per-puzzle time ratios to the baseline "
-            f"({shift}),",
+def headline_note(where: str = "summary.md") -> list[str]:
+    """What the compact table's columns mean, in lines that fit a terminal (the shift
+    is in the title above the table)."""
+    return ["ratio: shifted geometric mean of the per-puzzle time ratios to the baseline,",
             f"with its 95% bootstrap CI; W/T/L: puzzles faster / within {paired.TIE:.0%} / "
             "slower than the baseline;", "an unsolved task counts as twice the time limit "
             f"(PAR2). Definitions at the end of {where}."]
@@ -269,7 +269,7 @@ def _print(tables, base, folder: Path, runs, shift: str) -> None:
     if "engine" in tables:
         print(f"\nPer engine ({headline_title(base, shift)}):")
         print(summary.to_text(summary.compact(tables["engine"])))
-        print("\n".join(headline_note(shift)))
+        print("\n".join(headline_note()))
     if "formulations" in tables:
         print("\nFormulations (shifted geometric mean time, x ratio to the first "
               "formulation, * fastest):")
@@ -325,7 +325,7 @@ def _markdown(data: Inputs, report: Report, tables, base, pictures, shift_s,
     else:
         parts += [f"## Headline ({headline_title(base, shift)})", "",
                   summary.to_markdown(summary.compact(tables["engine"])), "",
-                  " ".join(headline_note(shift)), ""]
+                  " ".join(headline_note()), ""]
     if "formulations" in tables:
         parts += ["## Formulations", "", "Per engine: shifted geometric mean time over the "
                   "puzzles it ran in every formulation, x ratio to the first formulation, "
