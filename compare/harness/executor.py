@@ -252,9 +252,9 @@ class LocalExecutor(Executor):
                 self._dispatch(pending, puzzles, answered)
                 yield from answered
                 answered.clear()
-                if pauses:
-                    yield None
                 yield from self._collect(pending)
+                if pauses:
+                    yield None           # what came in is settled before the next hand-out
         finally:
             self.close()
 
