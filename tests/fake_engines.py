@@ -20,6 +20,8 @@ so the harness can be driven into its fault paths:
 * ``fake-exit``  : calls ``sys.exit(0)`` in the middle of a solve;
 * ``fake-odd-stats`` : answers as ``fake`` with statistics that cannot be pickled,
   or (``big=1``) with 8 MB of them;
+* ``fake-slowed`` : ``fake`` after a nap of ``nap`` seconds (default 0.01) plus
+  ``$FAKE_EXTRA_NAP_S``, so runs of the same engine label can differ in speed;
 * ``fake-stall`` : ``fake``, but naps ``nap`` seconds (default 2) on puzzles from
   line ``line`` (default 30) of a file, so one task of a chunk runs long.
 * ``fake-compile`` : ``fake``, but its first model of each grid size in a process
@@ -226,7 +228,16 @@ class CompileEngine(FakeEngine):
         return super().translate(model)
 
 
+class SlowedEngine(FakeEngine):
+    name = "fake-slowed"
+    option_defaults = {"nap": 0.01}
+
+    def search(self, translated, mode, limit, deadline):
+        time.sleep(self.options["nap"] + float(os.environ.get("FAKE_EXTRA_NAP_S", "0")))
+        return super().search(translated, mode, limit, deadline)
+
+
 for _cls in (FakeEngine, WrongEngine, SleepEngine, CrashEngine, ErrorEngine, UnsatEngine,
              NapEngine, DoomedEngine, HogEngine, RaiseEngine, ExitEngine, OddStatsEngine,
-             StallEngine, CompileEngine):
+             StallEngine, CompileEngine, SlowedEngine):
     engines.register(_cls.name, _cls)
