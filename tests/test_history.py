@@ -22,6 +22,7 @@ import pytest
 import compare
 from benchmarks.report_page import synthetic_run
 from compare.cli.report import main as report_main
+from compare.harness.store import Store
 from compare.reporting import history
 from tests.test_report_html import NEEDS_BROWSER, puzzle_file
 
@@ -99,6 +100,19 @@ def test_runs_from_another_machine_are_kept_apart(runs):
     row = hist.table[(hist.table["run"] == "x1")]
     assert (row["previous"] == "").all() and not row["flagged"].any()
     assert row.loc[row["engine"] == "other", "ratio"].between(1.5, 2.0).all()
+
+
+def test_a_run_with_other_settings_is_not_compared(runs, tmp_path):
+    other = synthetic_run(tmp_path / "other", puzzles=300, engines=ENGINES, run_seed=9,
+                          baseline="base", extra_s={"other": 0.002},
+                          started="2026-01-01T01:00:00+00:00")
+    with Store(other) as store:
+        config = store.meta("config")
+        store.set_meta("config", {**config, "settings": {**config["settings"], "timeout": 20}})
+    hist = history.history([runs["n1"], other])
+    assert hist.steps.empty
+    assert set(hist.table.loc[hist.table["run"] == "other", "step"]) == {
+        "not compared: the runs differ in time limit none vs 20"}
 
 
 def test_timeouts_are_censored_not_counted_as_the_limit():

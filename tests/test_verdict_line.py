@@ -83,7 +83,7 @@ def test_tasks_left_out_of_the_tables_and_warm_up_cost_are_in_the_line():
     assert verdict.word == "INCOMPLETE"
     assert "1 planned result(s) missing" in verdict.line()
     assert "2 task(s) not compared" in verdict.line()
-    assert verdict.line().endswith("warm-up 1.8 s untimed")
+    assert verdict.line().endswith("warm-up 1.75 s untimed")
 
 
 def test_a_shape_warming_up_has_the_warm_up_limit_not_the_task_limit():

@@ -7,9 +7,12 @@ a run: 0 clean, 1 a wrong answer or disagreement, 2 bad usage, 4 tasks
 errored or crashed (unless ``--allow-errors``).
 
 ``report --compare A B`` compares run B with run A per engine (paired
-ratio B/A with its bootstrap CI, tasks whose status or verdict changed); it
-exits 5 when ``--fail-above X`` is given and some engine's ratio is above X
-with confidence (its CI's lower bound), else 0.
+ratio B/A with its bootstrap CI, tasks whose status or verdict changed); its
+first line says whether the runs are comparable at all (same settings,
+engines and plugin code). It is printed, and written to B's folder as
+compare.md and compare.json (``--json`` prints the JSON instead). It exits 5
+when ``--fail-above X`` is given and some engine's ratio is above X with
+confidence (its CI's lower bound), else 0.
 
 ``report --history RUN... [--out DIR]`` puts runs in commit order and
 writes history.csv and history.html (default folder ``reports/history``):
@@ -19,11 +22,12 @@ same machine. It exits 0 whatever the steps say (2 on bad usage).
 """
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
 from compare.cli.common import Exit, OneLineParser, add_fail_on, report_exit, setting
-from compare.harness.store import DB_NAME, Store, StoreError
+from compare.harness.store import DB_NAME, Store, StoreError, atomic_write
 from compare.reporting import history
 from compare.reporting.report import build_report
 from compare.reporting.runs import compare_runs
@@ -36,7 +40,8 @@ def main(argv: list[str] | None = None) -> int:
         prog="run_compare.py report",
         description="Rebuild summary.md, results.csv and the plots from a run's SQLite file "
                     "without running anything (--out DIR), compare two runs "
-                    "(--compare A B), or follow a series of runs (--history RUN...). Exit codes: 0 clean, 1 wrong answer or disagreement, "
+                    "(--compare A B), or follow a series of runs (--history RUN...). "
+                    "Exit codes: 0 clean, 1 wrong answer or disagreement, "
                     "2 bad usage, 4 tasks errored or crashed, 5 slower than --fail-above.")
     parser.add_argument("--out", metavar="DIR",
                         help="the run's output folder (with --history: where history.csv and "
@@ -58,6 +63,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --compare: exit 5 when an engine's ratio B/A is above X "
                              "with confidence (the lower end of its 95%% CI)")
     parser.add_argument("--quiet", action="store_true", help="print no tables")
+    parser.add_argument("--json", action="store_true",
+                        help="with --compare: print compare.json's content instead of the text")
     args = parser.parse_args(argv)
     if args.fail_above is not None and not args.compare:
         parser.error("--fail-above needs --compare")
@@ -72,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
             return BAD_USAGE
     try:
         if args.compare:
-            return _compare(*args.compare, args.shift_ms / 1000, args.fail_above)
+            return _compare(*args.compare, args.shift_ms / 1000, args.fail_above, args.json)
         if args.history:
             return _history(args.history, args.out or "reports/history", args.baseline,
                             args.shift_ms / 1000, args.quiet)
@@ -89,9 +96,14 @@ def main(argv: list[str] | None = None) -> int:
     return report_exit(report, args.allow_errors, args.fail_on)
 
 
-def _compare(a: str, b: str, shift_s: float, fail_above: float | None) -> int:
+def _compare(a: str, b: str, shift_s: float, fail_above: float | None,
+             as_json: bool = False) -> int:
     diff = compare_runs(a, b, shift_s)
-    print(diff.text())
+    text = json.dumps(diff.as_dict(), indent=2) + "\n"
+    atomic_write(Path(b) / "compare.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    page = diff.markdown()
+    atomic_write(Path(b) / "compare.md", lambda tmp: tmp.write_text(page, encoding="utf-8"))
+    print(text if as_json else diff.text(), end="" if as_json else "\n")
     slower = diff.slower_than(fail_above) if fail_above is not None else []
     if slower:
         print(f"SLOWER: {', '.join(slower)}: ratio B/A above {fail_above:g} with 95% "

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 import pandas as pd
 
 from compare.harness.executor import KILLED_WARMING_UP
-from compare.reporting.summary import per_task
+from compare.reporting.summary import duration, per_task
 from engines.base import ANSWERED_WORDS
 
 FAILED_WORDS = ("error", "crashed", "memout")
@@ -75,7 +75,7 @@ class Verdict:
                 "every answer was verified"
             parts.append(f"{given} and the engines agree")
         if self.warmup_s:
-            parts.append(f"warm-up {self.warmup_s:.1f} s untimed")
+            parts.append(f"warm-up {duration(self.warmup_s)} untimed")
         return f"{self.word}: " + "; ".join(parts)
 
     @property

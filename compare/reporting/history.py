@@ -16,7 +16,9 @@ gives per engine, over all sources and per source:
   and is left out; one that timed out in one run only gives a direction
   but no size, so those are counted (newly timed out / newly solved) and
   tested apart with a sign test (``scipy.stats.binomtest``). A step is
-  flagged only when one of the two tests calls a change.
+  flagged only when one of the two tests calls a change. Runs made with
+  other settings or plugin code (``runs.compatibility``, as ``--compare``
+  checks them) are not compared: the step says in what they differ.
 
 Absolute times from different machines are not comparable, so runs are
 grouped by machine (CPU, cores, memory, system, host name): steps are tested
@@ -38,10 +40,10 @@ from compare.harness.environment import commit
 from compare.harness.store import atomic_write
 from compare.reporting import page, paired, plots, summary
 from compare.reporting.report import Inputs
+from compare.reporting.runs import TASK, compatibility, run_identity
 
 ALL = "all"                 # the source of the rows over every source
 SIGN_LEVEL = 0.05           # the sign test's level for tasks that timed out in one run only
-TASK = ["puzzle_id", "formulation", "engine", "mode"]
 COLUMNS = ["run", "order", "machine", "commit", "started", "engine", "source", "baseline",
            "pairs", "ratio", "ci_low", "ci_high", "previous", "common", "both_solved",
            "step_ratio", "step_ci_low", "step_ci_high", "newly_timed_out", "newly_solved",
@@ -64,6 +66,7 @@ class RunInfo:
     tasks: pd.DataFrame
     texts: dict                 # puzzle id -> puzzle text, to pair only the same puzzles
     baseline: str | None = None     # the baseline the run was given
+    identity: dict = field(default_factory=dict)   # settings and plugin code (runs.run_identity)
 
 
 @dataclass
@@ -148,7 +151,7 @@ def read_run(folder: Path | str) -> RunInfo:
     return RunInfo(folder, folder.name, found.get("commit") or "", found.get("committed") or "",
                    str(started), machine_of(session) if session else
                    str(data.config.get("machine", "unknown")), tasks, texts,
-                   data.config.get("baseline"))
+                   data.config.get("baseline"), {**run_identity(folder), "engines": []})
 
 
 def in_commit_order(runs: list[RunInfo]) -> list[RunInfo]:
@@ -233,6 +236,10 @@ def _step(before: RunInfo | None, run: RunInfo, engine: str, source: str,
     """This run against the one before it on the same machine, on their common tasks."""
     if before is None:
         return {"previous": "", "flagged": False, "step": ""}
+    differences = compatibility(before.identity, run.identity)   # engines are paired by label
+    if differences:
+        return {"previous": before.name, "flagged": False,
+                "step": "not compared: the runs differ in " + "; ".join(differences)}
     pick = _picker(engine, source)
     a, b = pick(before.tasks), pick(run.tasks)
     same = [pid for pid in set(a["puzzle_id"]) & set(b["puzzle_id"])

@@ -170,6 +170,7 @@ def _write_meta(folder: Path, data: Inputs, report: Report, base, shift_s: float
     meta = {"config": data.config, "environment": data.sessions, "planned": data.planned,
             "stored": {k: int(v) for k, v in data.frame.groupby("engine").size().items()},
             "complete": not report.incomplete, "runs": data.runs, "skipped": data.skipped,
+            "plugins": data.sessions[-1].get("plugins", {}) if data.sessions else {},
             "report": {"baseline": base, "shift_s": shift_s, "tie": paired.TIE,
                        "bootstrap_seed": paired.SEED, "resamples": paired.RESAMPLES}}
     text = json.dumps(meta, indent=2, default=str) + "\n"
@@ -353,7 +354,7 @@ def throughput_section(data: Inputs, order: dict) -> list[str]:
                          "every answer checked as it came"
                          + ("" if data.frame["engine"].nunique() == 1 else
                             " (all engines together: for one engine's own figure, run it "
-                            "alone, as `benchmarks/throughput.py` does)"))
+                            "alone, as `run_compare.py bench benchmarks/throughput.toml` does)"))
     return lines + [""]
 
 
