@@ -101,22 +101,18 @@ def make_plan(given: dict, *, out: str | Path | None = None, resume: bool = Fals
         executor = LocalExecutor(count, labels, settings["mode"], settings["limit"],
                                  formulations or ("alldiff",),
                                  memory_limit=settings["memory_limit"])
-    bind = getattr(executor, "bind", None)    # an executor made before the settings were known
-    if bind is not None:
-        bind(labels, settings["mode"], settings["limit"], formulations or ("alldiff",))
+    executor.bind(labels, settings["mode"], settings["limit"], formulations or ("alldiff",))
     plan = Plan(settings, stored, labels, identities, chosen, executor, prepared, count,
                 resume, objects, records=records, skipped=skipped, tasks=tasks,
                 folder=prepared)
-    start = getattr(executor, "start", None)
-    if start is not None:
-        try:
-            start()                  # workers warm up while the store is read
-        except BaseException:
-            executor.close()
-            if not resume:
-                _discard(prepared)
-            raise
-        plan.workers = getattr(executor, "workers", count)
+    try:
+        executor.start()             # workers warm up while the store is read
+    except BaseException:
+        executor.close()
+        if not resume:
+            _discard(prepared)
+        raise
+    plan.workers = executor.workers or count
     return plan
 
 
@@ -165,7 +161,7 @@ def run_plan(plan: Plan, command: str, progress: bool = False, announce: bool = 
     finally:
         plan.executor.close()       # also when the store or the user stopped the run
     plan.timing = timing
-    failed = getattr(plan.executor, "gave_up", None)
+    failed = plan.executor.gave_up
     if failed:
         raise WorkersFailed(failed)
     return timing
@@ -179,8 +175,7 @@ def _run_stored(plan: Plan, command: str, progress: bool, announce: bool) -> dic
         store.set_meta("planned", dict(Counter(t.engine for t in plan.tasks)))
         store.add_puzzles([puzzle_row(r) for r in plan.records])
         todo = [t for t in plan.tasks if t.key not in store.done_keys()]
-        if isinstance(plan.executor, LocalExecutor):   # resuming: perhaps a few tasks left
-            plan.executor.workers = max(1, min(plan.executor.workers, len(todo)))
+        plan.executor.fit(len(todo))           # resuming: perhaps a few tasks left
         if announce:
             _announce(plan, todo)
         sessions = store.meta("environment", [])
