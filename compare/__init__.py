@@ -19,7 +19,7 @@ from __future__ import annotations
 import importlib
 
 _API = {"Comparison", "Interrupted", "PluginError", "RunDiff", "SettingsError", "WorkersFailed",
-        "compare_runs", "open_comparison", "run_comparison"}
+        "compare_runs", "natural_key", "open_comparison", "run_comparison"}
 __all__ = sorted(_API | {"load_plugins"})
 
 

@@ -14,7 +14,9 @@ nothing.
 """
 from __future__ import annotations
 
+import re
 import shlex
+import tempfile
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -30,10 +32,12 @@ from compare.reporting import summary
 from compare.reporting.report import Report, build_report
 from compare.reporting.runs import RunDiff
 from compare.reporting.runs import compare_runs as _compare_runs
+from compare.reporting.summary import natural_key
 from puzzles.base import Puzzle
 
 __all__ = ["ClusterError", "Comparison", "PluginError", "RunDiff", "SettingsError",
-           "WorkersFailed", "compare_runs", "open_comparison", "run_comparison"]
+           "WorkersFailed", "compare_runs", "natural_key", "open_comparison",
+           "run_as_command", "run_comparison"]
 
 
 @dataclass
@@ -45,9 +49,10 @@ class Comparison:
 
     @cached_property
     def results(self):
-        """Every stored task result, one row each (the columns of results.csv)."""
+        """Every stored task result, one row each (the columns of results.csv), puzzles
+        in natural order (``:2`` before ``:10``; ``natural_key`` sorts so too)."""
         with Store(self.folder) as store:
-            return store.frame()
+            return summary.in_puzzle_order(store.frame())
 
     @cached_property
     def puzzles(self) -> dict[str, dict]:
@@ -147,7 +152,59 @@ def run_comparison(puzzles: Iterable[str | Path | Puzzle] | None = None,
     (with ``scheduler`` an address, or ``cluster`` ``"local:N"`` or a Dask
     cluster object such as ``dask_jobqueue.SLURMCluster``; ``chunk`` tasks per
     Dask task, default adaptive), or an ``Executor`` such as a ``DaskExecutor``.
+
+    ``out``: the output folder; None (the default) makes a new temporary
+    folder (``tempfile.mkdtemp``), so running the call again, as a notebook
+    cell is, starts afresh; ``comparison.folder`` says where it is. A
+    request that cannot run raises ``SettingsError`` naming the keyword
+    arguments (``out=...``), not the command line's flags.
     """
+    arguments = dict(locals())
+    if out is None and resume:
+        raise SettingsError("resume=True needs out=FOLDER, the folder of the run to continue")
+    if out is None:
+        arguments["out"] = Path(tempfile.mkdtemp(prefix="csp-compare-"))
+    try:
+        return run_as_command(**arguments)
+    except SettingsError as err:
+        if out is None:
+            _remove_if_empty(arguments["out"])
+        raise SettingsError(api_wording(str(err))) from None
+
+
+def api_wording(text: str) -> str:
+    """A settings error in the API's words: ``--out X:`` is ``out=X:``, ``--resume``
+    is ``resume=True``, any other ``--flag`` its keyword argument's name."""
+    def keyword(match: re.Match) -> str:
+        name = match[1].replace("-", "_")
+        if name in ("resume", "allow_errors", "quiet"):
+            return f"{name}=True"
+        return f"{name}=" if match[2] else name
+    return re.sub(r"--([a-z][a-z-]*)( (?=\S+:(?:\s|$)))?", keyword, text)
+
+
+def _remove_if_empty(folder: Path) -> None:
+    try:
+        folder.rmdir()
+    except OSError:
+        pass
+
+
+def run_as_command(puzzles: Iterable[str | Path | Puzzle] | None = None,
+                   engines: Sequence[str] | str | None = None, *,
+                   mode: str | None = None, limit: int | None = None,
+                   timeout: float | None = None, repeat: int | None = None,
+                   workers: int | None = None, sample: int | None = None,
+                   seed: int | None = None, formulations: Sequence[str] | str | None = None,
+                   format: str | None = None, memory_limit: float | None = None,
+                   out: str | Path | None = None,
+                   resume: bool = False, baseline: str | None = None,
+                   plugins: str | Sequence[str] | None = None,
+                   executor: Executor | str | None = None, scheduler: str | None = None,
+                   cluster=None, chunk: int | None = None, progress: bool = False,
+                   announce: bool = False, command: str | None = None) -> Comparison:
+    """``run_comparison`` as the command line calls it: ``out=None`` is a new folder
+    under ``reports/`` (``--resume``: ``reports/latest``), and errors name flags."""
     loaded = load_plugins(list(plugins) if plugins is not None and not isinstance(plugins, str)
                           else plugins)
     names, objects = [], []

@@ -13,7 +13,7 @@ from __future__ import annotations
 import shlex
 import sys
 
-from compare.api import Interrupted, run_comparison
+from compare.api import Interrupted, run_as_command
 from compare.cli.common import Exit, report_exit, say
 from compare.cli.run_args import build_parser
 from compare.harness.dask_executor import ClusterError
@@ -29,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     given = {k: getattr(args, k) for k in RUN_SETTINGS}
     try:
-        comparison = run_comparison(
+        comparison = run_as_command(
             given["puzzles"], given["engines"], **_settings(given), out=args.out,
             resume=args.resume, workers=args.workers, baseline=args.baseline,
             executor=args.executor, scheduler=args.scheduler, cluster=args.cluster,
