@@ -37,7 +37,7 @@ from puzzles.base import Puzzle
 
 __all__ = ["ClusterError", "Comparison", "PluginError", "RunDiff", "SettingsError",
            "WorkersFailed", "compare_runs", "natural_key", "open_comparison",
-           "run_as_command", "run_comparison"]
+           "run_comparison"]
 
 
 @dataclass
@@ -157,19 +157,48 @@ def run_comparison(puzzles: Iterable[str | Path | Puzzle] | None = None,
     folder (``tempfile.mkdtemp``), so running the call again, as a notebook
     cell is, starts afresh; ``comparison.folder`` says where it is. A
     request that cannot run raises ``SettingsError`` naming the keyword
-    arguments (``out=...``), not the command line's flags.
+    arguments (``out=...``); with ``command`` (the command line that started
+    the run, recorded with it) it names that command's flags.
     """
-    arguments = dict(locals())
-    if out is None and resume:
+    loaded = load_plugins(list(plugins) if plugins is not None and not isinstance(plugins, str)
+                          else plugins)
+    names, objects = [], []
+    for item in puzzles or ():
+        (objects if isinstance(item, Puzzle) else names).append(str(item) if isinstance(
+            item, Path) else item)
+    if isinstance(formulations, (list, tuple)):
+        formulations = ",".join(formulations)
+    if engines is not None and not isinstance(engines, str):
+        engines = list(engines)
+    given = {"puzzles": names or None, "format": format, "engines": engines,
+             "mode": mode, "limit": limit, "timeout": timeout, "repeat": repeat,
+             "sample": sample, "seed": seed, "formulations": formulations,
+             "memory_limit": memory_limit}
+    if executor is None or isinstance(executor, str):
+        executor = executor_named(executor, scheduler=scheduler, cluster=cluster, chunk=chunk,
+                                  workers=workers, plugins=",".join(loaded))
+    temporary = out is None
+    if temporary and resume:
         raise SettingsError("resume=True needs out=FOLDER, the folder of the run to continue")
-    if out is None:
-        arguments["out"] = Path(tempfile.mkdtemp(prefix="csp-compare-"))
+    if temporary:
+        out = Path(tempfile.mkdtemp(prefix="csp-compare-"))
     try:
-        return run_as_command(**arguments)
+        plan = make_plan(given, out=out, resume=resume, workers=workers, baseline=baseline,
+                         objects=objects, executor=executor)
     except SettingsError as err:
-        if out is None:
-            _remove_if_empty(arguments["out"])
+        if temporary:
+            _remove_if_empty(out)
+        if command is not None:         # the command line's own words
+            raise
         raise SettingsError(api_wording(str(err))) from None
+    if command is None:
+        command = "python -c " + shlex.quote("from compare import run_comparison; ...")
+    try:
+        run_plan(plan, command, progress=progress, announce=announce)
+    except KeyboardInterrupt:
+        raise Interrupted(plan.folder) from None
+    return Comparison(plan.folder, plan.baseline)
+
 
 
 def api_wording(text: str) -> str:
@@ -188,49 +217,6 @@ def _remove_if_empty(folder: Path) -> None:
         folder.rmdir()
     except OSError:
         pass
-
-
-def run_as_command(puzzles: Iterable[str | Path | Puzzle] | None = None,
-                   engines: Sequence[str] | str | None = None, *,
-                   mode: str | None = None, limit: int | None = None,
-                   timeout: float | None = None, repeat: int | None = None,
-                   workers: int | None = None, sample: int | None = None,
-                   seed: int | None = None, formulations: Sequence[str] | str | None = None,
-                   format: str | None = None, memory_limit: float | None = None,
-                   out: str | Path | None = None,
-                   resume: bool = False, baseline: str | None = None,
-                   plugins: str | Sequence[str] | None = None,
-                   executor: Executor | str | None = None, scheduler: str | None = None,
-                   cluster=None, chunk: int | None = None, progress: bool = False,
-                   announce: bool = False, command: str | None = None) -> Comparison:
-    """``run_comparison`` as the command line calls it: ``out=None`` is a new folder
-    under ``reports/`` (``--resume``: ``reports/latest``), and errors name flags."""
-    loaded = load_plugins(list(plugins) if plugins is not None and not isinstance(plugins, str)
-                          else plugins)
-    names, objects = [], []
-    for item in puzzles or ():
-        (objects if isinstance(item, Puzzle) else names).append(str(item) if isinstance(
-            item, Path) else item)
-    if isinstance(formulations, (list, tuple)):
-        formulations = ",".join(formulations)
-    if engines is not None and not isinstance(engines, str):
-        engines = list(engines)
-    given = {"puzzles": names or None, "format": format, "engines": engines,
-             "mode": mode, "limit": limit, "timeout": timeout, "repeat": repeat,
-             "sample": sample, "seed": seed, "formulations": formulations,
-             "memory_limit": memory_limit}
-    if executor is None or isinstance(executor, str):
-        executor = executor_named(executor, scheduler=scheduler, cluster=cluster, chunk=chunk,
-                                  workers=workers, plugins=",".join(loaded))
-    plan = make_plan(given, out=out, resume=resume, workers=workers, baseline=baseline,
-                     objects=objects, executor=executor)
-    if command is None:
-        command = "python -c " + shlex.quote("from compare import run_comparison; ...")
-    try:
-        run_plan(plan, command, progress=progress, announce=announce)
-    except KeyboardInterrupt:
-        raise Interrupted(plan.folder) from None
-    return Comparison(plan.folder, plan.baseline)
 
 
 class Interrupted(KeyboardInterrupt):

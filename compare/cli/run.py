@@ -13,11 +13,11 @@ from __future__ import annotations
 import shlex
 import sys
 
-from compare.api import Interrupted, run_as_command
+from compare.api import Interrupted, run_comparison
 from compare.cli.common import Exit, report_exit, say
 from compare.cli.run_args import build_parser
 from compare.harness.dask_executor import ClusterError
-from compare.harness.plan import RUN_SETTINGS, SettingsError, WorkersFailed
+from compare.harness.plan import RUN_SETTINGS, SettingsError, WorkersFailed, default_out
 from compare.harness.plugins import PluginError
 from compare.harness.store import StorageError, StoreError
 from compare.reporting.report import build_report
@@ -29,8 +29,9 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     given = {k: getattr(args, k) for k in RUN_SETTINGS}
     try:
-        comparison = run_as_command(
-            given["puzzles"], given["engines"], **_settings(given), out=args.out,
+        comparison = run_comparison(
+            given["puzzles"], given["engines"], **_settings(given),
+            out=args.out or default_out(args.resume),
             resume=args.resume, workers=args.workers, baseline=args.baseline,
             executor=args.executor, scheduler=args.scheduler, cluster=args.cluster,
             chunk=args.chunk, progress=not args.quiet, announce=not args.quiet,
