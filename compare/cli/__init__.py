@@ -29,6 +29,9 @@ def main(argv: list[str] | None = None) -> int:
     except PluginError as err:
         say(f"error: {err}")
         return Exit.USAGE
+    except KeyboardInterrupt:        # Ctrl-C while a plugin was importing
+        say("interrupted")
+        return Exit.INTERRUPTED
     try:
         if argv and argv[0] in SUBCOMMANDS:
             return importlib.import_module(SUBCOMMANDS[argv[0]]).main(argv[1:])
