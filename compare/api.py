@@ -27,13 +27,15 @@ from compare.harness.plugins import PluginError, load_plugins
 from compare.harness.store import Store
 from compare.judge.verdict import failures, findings
 from compare.reporting import summary
+from compare.reporting.history import History, HistoryError
+from compare.reporting.history import history as _history
 from compare.reporting.report import Report, build_report
 from compare.reporting.runs import RunDiff
 from compare.reporting.runs import compare_runs as _compare_runs
 from puzzles.base import Puzzle
 
-__all__ = ["ClusterError", "Comparison", "PluginError", "RunDiff", "SettingsError",
-           "WorkersFailed", "compare_runs", "open_comparison", "run_comparison"]
+__all__ = ["ClusterError", "Comparison", "History", "PluginError", "RunDiff", "SettingsError",
+           "WorkersFailed", "compare_runs", "history", "open_comparison", "run_comparison"]
 
 
 @dataclass
@@ -102,6 +104,13 @@ class Comparison:
                                     shift_s=self.shift_ms / 1000)
 
     @property
+    def by_family(self):
+        """Per family (the puzzle's name up to its first ``-``) and engine, as report.html."""
+        tasks = self.tasks.assign(family=self.tasks["puzzle_id"].map(summary.family))
+        return summary.engine_table(tasks, self.chosen_baseline, by=["family"],
+                                    shift_s=self.shift_ms / 1000)
+
+    @property
     def problems(self) -> list:
         """Wrong answers and disagreements, each with a command that reproduces it."""
         return findings(self.results, self.puzzles, self.config.get("plugin_env"))
@@ -116,7 +125,8 @@ class Comparison:
         return not self.problems
 
     def write_report(self, quiet: bool = True) -> Report:
-        """summary.md, results.csv (and .parquet), meta.json and the plots, in ``folder``."""
+        """summary.md, report.html, results.csv (and .parquet), meta.json and the plots,
+        in ``folder``."""
         return build_report(self.folder, self.baseline, quiet, self.shift_ms / 1000)
 
 
@@ -190,6 +200,20 @@ def compare_runs(a: str | Path, b: str | Path, shift_ms: float = 1.0) -> RunDiff
         if not Store.exists(folder):
             raise SettingsError(f"{folder}: no results file there")
     return _compare_runs(a, b, shift_ms / 1000)
+
+
+def history(folders: Sequence[str | Path], baseline: str | None = None,
+            shift_ms: float = 1.0) -> History:
+    """Runs' output folders as a series, as ``report --history``: ``.table`` has each
+    run's headline ratio per engine and source and the step test against the run
+    before it; ``.steps`` the flagged steps; ``.runs`` the runs in commit order."""
+    for folder in folders:
+        if not Store.exists(folder):
+            raise SettingsError(f"{folder}: no results file there")
+    try:
+        return _history(list(folders), baseline, shift_ms / 1000)
+    except HistoryError as err:
+        raise SettingsError(str(err)) from None
 
 
 def open_comparison(folder: str | Path, baseline: str | None = None) -> Comparison:

@@ -354,7 +354,7 @@ def throughput_section(data: Inputs, order: dict) -> list[str]:
                          "every answer checked as it came"
                          + ("" if data.frame["engine"].nunique() == 1 else
                             " (all engines together: for one engine's own figure, run it "
-                            "alone, as `benchmarks/throughput.py` does)"))
+                            "alone, as `run_compare.py bench benchmarks/throughput.toml` does)"))
     return lines + [""]
 
 
