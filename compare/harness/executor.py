@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
-import signal
 import sys
 import time
 from abc import ABC, abstractmethod
@@ -50,7 +49,7 @@ from typing import Iterable, Iterator
 import engines
 from compare.harness.plugins import plugin_list
 from compare.harness.tasks import Task
-from compare.harness.worker import PARENT_ENV, WorkerInit, rss_mb, worker_main
+from compare.harness.worker import PARENT_ENV, WorkerInit, describe_exit, rss_mb, worker_main
 from engines import Result, Status
 
 WARMUP_LIMIT_S = 60.0     # a worker that cannot warm up in this long is restarted without it
@@ -334,7 +333,7 @@ class LocalExecutor(Executor):
             self.failed_starts += 1
             if self.failed_starts >= MAX_FAILED_STARTS:
                 # workers die before their first task: give up rather than loop forever
-                self.gave_up = f"no worker could start ({_describe_exit(w.proc.exitcode)})"
+                self.gave_up = f"no worker could start ({describe_exit(w.proc.exitcode)})"
         elif w.inflight:
             task = w.inflight.popleft()
             self._learn(task, elapsed)
@@ -489,19 +488,8 @@ def _lost_result(task: Task, cause: str, elapsed: float, exitcode, shaping: bool
         result.message = (f"killed at {resident:.0f} MB resident, over the memory limit "
                           f"of {memory_limit:g} MB")
     else:
-        result.message = f"worker died ({_describe_exit(exitcode)})"
+        result.message = f"worker died ({describe_exit(exitcode)})"
     return result
-
-
-def _describe_exit(code) -> str:
-    if code is None:
-        return "no exit code"
-    if code < 0:
-        try:
-            return f"signal {signal.Signals(-code).name}"
-        except ValueError:
-            return f"signal {-code}"
-    return f"exit code {code}"
 
 
 def _preload_modules(labels: list[str]) -> list[str]:

@@ -42,6 +42,7 @@ from __future__ import annotations
 import ctypes
 import gc
 import json
+import multiprocessing as mp
 import os
 import pickle
 import resource
@@ -53,6 +54,7 @@ import time
 import traceback
 from contextlib import contextmanager
 from dataclasses import dataclass
+from multiprocessing.connection import wait
 
 import engines
 from compare.harness.plugins import load_plugins
@@ -344,10 +346,12 @@ def worker_main(conn, init: WorkerInit, tokens=None, lifeline=None) -> None:
 
     ``tokens`` is the read end of the token pipe (a ``Connection``) and
     ``lifeline`` a pipe end whose other end only the parent holds. Ctrl-C is
-    the parent's to handle: the worker ignores SIGINT and is stopped by it.
+    the parent's to handle: the worker is out of the terminal's reach
+    (``apart_from_terminal``), ignores SIGINT besides, and is stopped by the parent.
     Whatever happens to the parent, the worker exits without a word.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    apart_from_terminal()
     die_with_parent(lifeline)
     try:
         _serve(conn, init, tokens)
@@ -399,6 +403,90 @@ def _last_words(text: str) -> None:
         print(" ".join(text.split()), file=sys.stderr, flush=True)
     except Exception:
         pass
+
+
+# ----- signals are the parent's ----------------------------------------------------------
+def apart_from_terminal() -> None:
+    """Leave the terminal's process group, so Ctrl-C reaches the parent alone.
+
+    The terminal sends SIGINT to its whole foreground group. Solver libraries
+    take it in a worker whatever the worker asked for (Exact raises "Program
+    interrupted by user", CP-SAT and Z3 stop their search and answer
+    "unknown"), and the parent would then store an error or a timeout for a
+    task the user interrupted. Out of the group, a worker hears of Ctrl-C only
+    through the parent, which stops it and stores nothing for its task.
+    """
+    try:
+        os.setpgid(0, 0)
+    except (AttributeError, OSError):
+        pass
+
+
+class ProcessDied(RuntimeError):
+    """The child of ``call_apart`` ended without an answer (killed, crashed, overran)."""
+
+
+def call_apart(function, *args, within: float | None = None):
+    """``function(*args)`` in a throw-away child process, as a worker would run it.
+
+    The child is forked (cheap: the modules are loaded already), leaves the
+    terminal's group and dies with this process; its return value, or the
+    exception it raised, comes back pickled. Solver libraries in it may take
+    any signal they like: this process keeps its own, and Ctrl-C or SIGTERM
+    here stops the child at once, even inside a C call that never returns to
+    Python. Past ``within`` seconds the child is killed (``ProcessDied``).
+    Where there is no fork, the call runs here.
+    """
+    if "fork" not in mp.get_all_start_methods():
+        return function(*args)
+    ctx = mp.get_context("fork")
+    answer, child_end = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_apart_main, args=(child_end, function, args), daemon=True)
+    proc.start()
+    child_end.close()
+    try:
+        if not wait([answer, proc.sentinel], within):
+            raise ProcessDied(f"still running after {within:g} s")
+        try:
+            kind, value = answer.recv()
+        except (EOFError, OSError):
+            proc.join(1)
+            raise ProcessDied(describe_exit(proc.exitcode)) from None
+    finally:
+        if proc.is_alive():
+            proc.kill()
+        proc.join()
+        answer.close()
+    if kind == "raised":
+        raise value
+    return value
+
+
+def _apart_main(conn, function, args) -> None:
+    apart_from_terminal()
+    set_parent_death_signal()
+    try:
+        outcome = ("returned", function(*args))
+    except BaseException as exc:      # the caller decides what it means
+        outcome = ("raised", exc)
+    try:
+        pickle.loads(pickle.dumps(outcome))    # what the caller could not unpickle either
+        conn.send(outcome)
+    except Exception as exc:
+        conn.send(("raised", ProcessDied(f"its answer could not be sent "
+                                         f"({describe(outcome[1])}: {describe(exc)})")))
+
+
+def describe_exit(code) -> str:
+    """A process's exit code in words: ``exit code 3``, ``signal SIGKILL``."""
+    if code is None:
+        return "no exit code"
+    if code < 0:
+        try:
+            return f"signal {signal.Signals(-code).name}"
+        except ValueError:
+            return f"signal {-code}"
+    return f"exit code {code}"
 
 
 # ----- never outlive the parent ---------------------------------------------------------
