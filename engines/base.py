@@ -190,6 +190,16 @@ class Engine:
                 raise EngineOptionError(
                     f"engine {cls.name!r}: {key}={value} (need at least {floor})")
 
+    @classmethod
+    def require_ranges(cls, options: dict[str, Any], ranges: dict[str, tuple[int, int]]) -> None:
+        """Whole-number options within their ranges, both ends included, checked when the
+        spec is parsed: a seed the library refuses must not wait for the first solve."""
+        cls.require_ints(options, tuple(ranges), {})
+        for key, (low, high) in ranges.items():
+            if not low <= options[key] <= high:
+                raise EngineOptionError(
+                    f"engine {cls.name!r}: {key}={options[key]} is out of range ({low}..{high})")
+
     # ----- support --------------------------------------------------------
     def unsupported_reason(self, model: Model, mode: str) -> str | None:
         """Why this engine will not answer, or None when it can."""

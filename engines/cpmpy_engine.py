@@ -426,6 +426,10 @@ def _in_domain(x, allowed: tuple[int, ...], base: tuple[int, ...]):
     return cp.InDomain(x, list(allowed))
 
 
+# What every backend that takes the option accepts (OR-Tools' seed is an int32).
+OPTION_RANGES = {"workers": (1, 256), "seed": (0, 2 ** 31 - 1)}
+
+
 class CpmpyEngine(Engine):
     """A CPMpy backend chosen by ``solver``; one worker and a fixed seed unless told otherwise."""
 
@@ -477,7 +481,7 @@ class CpmpyEngine(Engine):
 
     @classmethod
     def validate_options(cls, options: dict[str, Any]) -> None:
-        cls.require_ints(options, ("workers", "seed"), {"workers": 1})
+        cls.require_ranges(options, OPTION_RANGES)
         backend = BACKENDS[options["solver"]]
         if options["workers"] != 1 and backend.name != "ortools":
             raise EngineOptionError(

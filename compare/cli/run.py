@@ -14,11 +14,10 @@ import argparse
 import shlex
 import sys
 
-import engines
 from compare.api import Interrupted, run_comparison
 from compare.cli.common import Exit, OneLineParser, add_settings, report_exit, say, setting
 from compare.harness.dask_executor import ClusterError
-from compare.harness.plan import RUN_SETTINGS, SettingsError, WorkersFailed
+from compare.harness.plan import CHOICES, RUN_SETTINGS, SettingsError, WorkersFailed
 from compare.harness.plugins import PluginError
 from compare.harness.store import StorageError, StoreError
 from compare.reporting.report import build_report
@@ -51,12 +50,12 @@ def build_parser() -> argparse.ArgumentParser:
                     "generate, engines, kinds, report, bench (each has --help).")
     p.add_argument("--puzzles", nargs="+", action="extend", metavar="FILE|SPEC",
                    help="puzzle files or specs (default: the embedded default set)")
-    p.add_argument("--format", choices=("auto", "boj2239", "boj2580", "line"),
+    p.add_argument("--format", choices=CHOICES["format"],
                    help="puzzle file format (default: detected)")
     p.add_argument("--engines", metavar="LIST",
                    help="comma-separated engine specs, e.g. backtracking:variant=seed,"
                         "backtracking,cpsat:workers=8 (default: every installed engine)")
-    p.add_argument("--mode", choices=engines.MODES, help="first (default), lexfirst or count")
+    p.add_argument("--mode", choices=CHOICES["mode"], help="first (default), lexfirst or count")
     add_settings(p, NUMBERS)
     p.add_argument("--formulations", metavar="LIST",
                    help="comma-separated formulations to run, e.g. alldiff,pairwise "
@@ -104,7 +103,10 @@ def main(argv: list[str] | None = None) -> int:
             f"--out {stop.folder} --resume")
         return Exit.INTERRUPTED
     except WorkersFailed as err:
-        say(f"error: {err}; nothing was run")
+        done = (f"{err.ran} task(s) ran and are stored, the rest did not run: continue with "
+                f"--out {args.out or 'reports/latest'} --resume once workers can start"
+                if err.ran else "nothing was run")
+        say(f"error: {err}; {done}")
         return Exit.FAILED
     except StorageError as err:
         say(f"error: {err}; every result stored before is kept")

@@ -84,10 +84,11 @@ class SolverPlugin(WorkerPlugin):
     """Per Dask worker: the run's plugins, an engine check, the solver processes."""
 
     def __init__(self, labels: list[str], mode: str, limit: int, formulations: tuple,
-                 plugins: list[str]):
+                 plugins: list[str], memory_limit: float | None = None):
         self.labels = list(labels)
         self.warm = (mode, limit, tuple(formulations))
         self.plugins = list(plugins)
+        self.memory_limit = memory_limit
         self.problem: str | None = None
         self.host = ""
         self.stopping = False
@@ -117,7 +118,8 @@ class SolverPlugin(WorkerPlugin):
         # teardown stops them, and they exit when the worker's pipe closes.
         mp.current_process().daemon = False
         for _ in range(max(1, threads)):
-            slot = SolverSlot(self.labels, *self.warm, plugins=",".join(self.plugins))
+            slot = SolverSlot(self.labels, *self.warm, plugins=",".join(self.plugins),
+                              memory_limit=self.memory_limit)
             slot.start()
             self._idle.append(slot)
 

@@ -160,8 +160,7 @@ class LocalExecutor(Executor):
         pending = deque(tasks)
         try:
             while pending or any(w.inflight or w.retiring for w in self.pool):
-                if self.gave_up:
-                    yield from self._give_up(pending)
+                if self.gave_up:     # no task more can run: none is answered for it
                     break
                 while pending and len(self.pool) < self.workers:
                     self.pool.append(self._start())
@@ -169,16 +168,6 @@ class LocalExecutor(Executor):
                 yield from self._collect(pending)
         finally:
             self.close()
-
-    def _give_up(self, pending: deque) -> Iterator[tuple[Task, Result]]:
-        """Every task not yet answered fails with the reason no worker can run it."""
-        for w in self.pool:
-            pending.extendleft(reversed(w.inflight))
-            w.inflight.clear()
-        while pending:
-            task = pending.popleft()
-            yield task, Result(task.engine, "", "", task.mode, Status.CRASHED,
-                               message=self.gave_up)
 
     def _dispatch(self, pending: deque, puzzles: dict) -> None:
         idle = [w for w in self.pool if w.ready and not w.inflight and not w.retiring]

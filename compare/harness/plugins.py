@@ -64,6 +64,9 @@ def _import(name: str):
             raise PluginError(f"plugin {name}: no such module (is its folder on "
                               "PYTHONPATH?)") from None
         raise PluginError(f"plugin {name}: {type(exc).__name__}: {exc}") from None
+    except SystemExit as exc:      # a plugin's exit code must not pass for the command's
+        raise PluginError(f"plugin {name}: called sys.exit({exc.code!r}) while it was "
+                          "imported") from None
     except Exception as exc:
         raise PluginError(f"plugin {name}: {type(exc).__name__}: {exc}") from None
 
