@@ -43,12 +43,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--parts", metavar="LIST",
                    help="comma-separated parts of the file to run (default: all, in file order)")
     add_settings(p, [
-        ("--timeout", "timeout", "S", "time limit per task in the parts the file gives "
-                                      "timeout_option = '--timeout' (the default; in "
+        ("--timeout", "timeout", "S", "time limit per task in the parts of the file's "
+                                      "timeout_group 'default' (the default group; in "
                                       "sudoku.toml 9x9, lexfirst, overhead)"),
-        ("--big-timeout", "timeout", "S", "time limit per task in the parts with "
-                                          "timeout_option = '--big-timeout' (in sudoku.toml: "
-                                          "big)"),
+        ("--big-timeout", "timeout", "S", "time limit per task in the parts of the file's "
+                                          "timeout_group 'big' (in sudoku.toml: big)"),
         ("--workers", "workers", "N", "worker processes (default 2)", 2),
         ("--repeat", "repeat", "K", "run each task of the parts that set repeat (9x9 and "
                                     "lexfirst) K times and use the median (steadier maxima "
