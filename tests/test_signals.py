@@ -20,7 +20,7 @@ import pytest
 
 import tests.fake_engines  # noqa: F401  (registers the fake engines)
 from compare.harness.executor import LocalExecutor
-from compare.harness.worker import ProcessDied, call_apart
+from compare.harness.processes import ProcessDied, call_apart
 
 REPO = Path(__file__).resolve().parents[1]
 ENV = dict(os.environ, PYTHONPATH=str(REPO), COMPARE_PLUGINS="tests.fake_engines")

@@ -28,7 +28,7 @@ from compare.reporting.runs import compare_runs
 BAD_USAGE = Exit.USAGE
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> OneLineParser:
     parser = OneLineParser(
         prog="run_compare.py report",
         description="Rebuild summary.md, results.csv and the plots from a run's SQLite file "
@@ -52,6 +52,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quiet", action="store_true", help="print no tables")
     parser.add_argument("--json", action="store_true",
                         help="with --compare: print compare.json's content instead of the text")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
     args = parser.parse_args(argv)
     if args.fail_above is not None and not args.compare:
         parser.error("--fail-above needs --compare")

@@ -40,9 +40,10 @@ from contextlib import ExitStack, suppress
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-from compare.harness.executor import Executor, _main_hidden, start_forkserver
+from compare.harness.executor import Executor
 from compare.harness.limits import RANGES, range_text
 from compare.harness.plugins import plugin_list
+from compare.harness.processes import main_hidden, start_forkserver
 from compare.harness.tasks import Task
 from engines import Result, Status
 
@@ -194,7 +195,7 @@ class DaskExecutor(Executor):
             # No memory limit for the workers: this process's memory is the
             # client's; the solver processes are where tasks run. The scheduler
             # reruns no chunk (nothing to rerun: no worker can die alone).
-            self._hidden.enter_context(_main_hidden())
+            self._hidden.enter_context(main_hidden())
             # The solver processes fork from a server started here, in this
             # thread: started by a worker's thread, it would die when the cluster
             # closes; and it preloads the engines while the cluster starts.

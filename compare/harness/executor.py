@@ -1,10 +1,14 @@
 """Run tasks in long-lived worker processes, with limits enforced from outside.
 
-The interface is one method: ``Executor.run(tasks, puzzles)`` yields
-``(task, result)`` as each task finishes, in any order. ``LocalExecutor``
-implements it with processes on this machine; what runs inside a worker
-(warm-up, measurement, the message protocol) is ``compare.harness.worker``,
-which other executors reuse.
+``Executor`` is the interface the plan and the runner see: ``run(tasks,
+puzzles)`` yields ``(task, result)`` as each task finishes, in any order, and
+the hooks around it (``bind``, ``start``, ``fit``, ``workers``, ``gave_up``,
+``facts``, ``close``) are declared there, each with what it means when an
+executor has nothing to do for it. ``LocalExecutor`` implements it with
+processes on this machine; what runs inside a worker (warm-up, measurement,
+the message protocol) is ``compare.harness.worker``, and how a worker process
+is started and made to die with its parent is ``compare.harness.processes``;
+other executors reuse both.
 
 Why this shape:
 
@@ -29,27 +33,25 @@ Why this shape:
   passes it is killed too (status ``memout``); a fresh worker takes the next
   task. A worker that dies on its own (segfault, ``os._exit``) gives status
   ``crashed``. The tasks queued behind any of them go back to the queue.
-* Workers die with the parent, however it dies (``worker.die_with_parent``),
+* Workers die with the parent, however it dies (``processes.die_with_parent``),
   and ignore Ctrl-C: the parent stops them.
 """
 from __future__ import annotations
 
 import multiprocessing as mp
 import os
-import sys
 import time
 from abc import ABC, abstractmethod
 from collections import deque
-from contextlib import contextmanager
+from contextlib import nullcontext
 from dataclasses import dataclass, field
-from multiprocessing import forkserver
 from multiprocessing.connection import wait
 from typing import Iterable, Iterator
 
-import engines
+from compare.harness import processes
 from compare.harness.plugins import plugin_list
 from compare.harness.tasks import Task
-from compare.harness.worker import PARENT_ENV, WorkerInit, describe_exit, rss_mb, worker_main
+from compare.harness.worker import WorkerInit, rss_mb, worker_main
 from engines import Result, Status
 
 WARMUP_LIMIT_S = 60.0     # a worker that cannot warm up in this long is restarted without it
@@ -71,9 +73,28 @@ def grace_for(timeout: float) -> float:
 
 
 class Executor(ABC):
+    """Where tasks run. The plan calls, in order: ``bind`` (the run's settings),
+    ``start`` (workers warm up while the store is read), ``fit`` (how many tasks
+    are left), then ``run``, ``facts``, ``close``, and reads ``workers`` and
+    ``gave_up``. Every hook but ``run`` has a default that does nothing."""
+
+    workers: int | None = None   # tasks that can run at once; None until known
+    gave_up: str | None = None   # why no worker could start, once the executor gave up
+
     @abstractmethod
     def run(self, tasks: Iterable[Task], puzzles: dict) -> Iterator[tuple[Task, Result]]:
         """Yield ``(task, result)`` for every task, as each finishes."""
+
+    def bind(self, engines: list[str], mode: str, limit: int,  # noqa: B027
+             formulations: Iterable[str], memory_limit: float | None = None) -> None:
+        """The run's engines, warm-up settings and memory limit, for an executor made
+        before the settings were known; one made with its own keeps them."""
+
+    def start(self) -> None:  # noqa: B027  (an executor may start its workers on first use)
+        """Start the workers now, so they warm up while the run is being prepared."""
+
+    def fit(self, tasks: int) -> None:  # noqa: B027  (an executor may size itself as it goes)
+        """Only ``tasks`` remain (a resumed run): start no more workers than they need."""
 
     def close(self) -> None:  # noqa: B027  (an optional hook: most executors hold nothing)
         """Release workers; ``run`` calls it when done, and so does ``with``."""
@@ -87,27 +108,6 @@ class Executor(ABC):
 
     def __exit__(self, *exc) -> None:
         self.close()
-
-
-def default_start_method() -> str:
-    """forkserver where there is one: fresh workers fork from a clean, preloaded server."""
-    return "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
-
-
-def start_forkserver(labels: list[str]) -> None:
-    """Start the forkserver now, from this thread, preloading the engines' modules.
-
-    Workers fork from it, and it dies with the thread that started it
-    (``worker.guard_forkserver``: the kernel's parent-death signal follows the
-    thread). Workers started from short-lived threads (a local Dask cluster's)
-    would take it with them when those threads end, so their caller starts it
-    first from its own thread; it preloads meanwhile, in parallel.
-    """
-    if default_start_method() != "forkserver":
-        return
-    mp.get_context("forkserver").set_forkserver_preload(_preload_modules(labels))
-    with _main_hidden(), _marked_as_harness():
-        forkserver.ensure_running()
 
 
 @dataclass
@@ -134,17 +134,23 @@ class LocalExecutor(Executor):
     def __init__(self, workers: int, engines: list[str], mode: str = "first",
                  limit: int = 2, formulations: Iterable[str] = ("alldiff",),
                  start_method: str | None = None, warmup: bool = True,
-                 plugins: str | None = None, memory_limit: float | None = None):
+                 plugins: str | None = None, memory_limit: float | None = None,
+                 keep_workers: bool = False, starting=None):
         self.workers = max(1, workers)
+        # keep_workers: ``run`` leaves the workers up, warm, for the next call; only
+        # ``close`` stops them. starting: a lock held while a worker process starts,
+        # for callers that start executors from several threads of one process.
+        self.keep_workers = keep_workers
+        self.starting = starting if starting is not None else nullcontext()
         # plugin modules the workers import (default: as this process has them)
         self.plugins = plugin_list(plugins)
         self.engines = list(engines)
         self.warm = (mode, limit, tuple(formulations))
         self.memory_limit = memory_limit
         self.skip_warmup: set[str] = set() if warmup else set(self.engines)
-        self.ctx = mp.get_context(start_method or default_start_method())
+        self.ctx = mp.get_context(start_method or processes.start_method())
         if self.ctx.get_start_method() == "forkserver":
-            self.ctx.set_forkserver_preload(_preload_modules(self.engines))
+            self.ctx.set_forkserver_preload(processes.preload_modules(self.engines))
         self.pool: list[_Worker] = []
         self.failed_starts = 0
         self.gave_up: str | None = None      # why no worker could start, once it gave up
@@ -169,7 +175,11 @@ class LocalExecutor(Executor):
                 self._dispatch(pending, puzzles)
                 yield from self._collect(pending)
         finally:
-            self.close()
+            if not self.keep_workers:
+                self.close()
+
+    def fit(self, tasks: int) -> None:
+        self.workers = max(1, min(self.workers, tasks))
 
     def _dispatch(self, pending: deque, puzzles: dict) -> None:
         idle = [w for w in self.pool if w.ready and not w.inflight and not w.retiring]
@@ -326,7 +336,7 @@ class LocalExecutor(Executor):
             self.failed_starts += 1
             if self.failed_starts >= MAX_FAILED_STARTS:
                 # workers die before their first task: give up rather than loop forever
-                self.gave_up = f"no worker could start ({describe_exit(w.proc.exitcode)})"
+                self.gave_up = f"no worker could start ({processes.describe_exit(w.proc.exitcode)})"
         elif w.inflight:
             task = w.inflight.popleft()
             self._learn(task, elapsed)
@@ -346,7 +356,7 @@ class LocalExecutor(Executor):
                           formulations, tuple(sorted(self.skip_warmup)), self.memory_limit)
         proc = self.ctx.Process(target=worker_main, args=(child, init, tokens_r, life_r),
                                 daemon=True)
-        with _main_hidden(), _marked_as_harness():
+        with self.starting, processes.main_hidden(), processes.marked_as_harness():
             proc.start()
         child.close()
         life_r.close()
@@ -428,44 +438,6 @@ def _release(w: _Worker) -> None:
             pass
 
 
-@contextmanager
-def _main_hidden():
-    """Start a worker without re-importing the caller's script in it.
-
-    multiprocessing runs the parent's ``__main__`` file again in every spawned
-    or forkserver child. A plain script (or notebook) that calls the API with
-    no ``if __name__ == "__main__"`` guard would then start a comparison in
-    each worker. Workers need nothing from ``__main__``, so it is hidden while
-    they start.
-    """
-    main = sys.modules.get("__main__")
-    saved = {k: getattr(main, k) for k in ("__file__", "__spec__") if hasattr(main, k)}
-    try:
-        for key in saved:
-            if key == "__spec__":
-                main.__spec__ = None
-            else:
-                delattr(main, key)
-        yield
-    finally:
-        for key, value in saved.items():
-            setattr(main, key, value)
-
-
-@contextmanager
-def _marked_as_harness():
-    """While a process starts, name this one as the harness (see ``worker.guard_forkserver``)."""
-    before = os.environ.get(PARENT_ENV)
-    os.environ[PARENT_ENV] = str(os.getpid())
-    try:
-        yield
-    finally:
-        if before is None:
-            os.environ.pop(PARENT_ENV, None)
-        else:
-            os.environ[PARENT_ENV] = before
-
-
 def _lost_result(task: Task, cause: str, elapsed: float, exitcode, shaping: bool,
                  resident: float | None, memory_limit: float | None) -> Result:
     """The result of a task whose worker did not come back."""
@@ -481,17 +453,5 @@ def _lost_result(task: Task, cause: str, elapsed: float, exitcode, shaping: bool
         result.message = (f"killed at {resident:.0f} MB resident, over the memory limit "
                           f"of {memory_limit:g} MB")
     else:
-        result.message = f"worker died ({describe_exit(exitcode)})"
+        result.message = f"worker died ({processes.describe_exit(exitcode)})"
     return result
-
-
-def _preload_modules(labels: list[str]) -> list[str]:
-    """Modules the forkserver imports once, so every fresh worker starts warm."""
-    mods = ["engines", "compare.harness.worker", "puzzles.sudoku"]
-    for label in labels:
-        try:
-            cls = engines.engine_class(engines.parse_spec(label)[0])
-        except Exception:
-            continue
-        mods.append(cls.__module__)
-    return list(dict.fromkeys(mods))

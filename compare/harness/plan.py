@@ -24,7 +24,7 @@ from compare.harness import environment
 from compare.harness.executor import Executor, LocalExecutor
 from compare.harness.folderlock import LOCK_NAME, FolderLock
 from compare.harness.limits import RANGES, SettingsError, check_setting
-from compare.harness.plugins import plugin_environment
+from compare.harness.plugins import plugin_environment, plugin_hint
 from compare.harness.runner import execute, puzzle_digest, puzzle_row
 from compare.harness.store import STORAGE_ERRNOS, Store, StoreError, storage_fault
 from compare.harness.tasks import PuzzleRecord, build_tasks, sample_per_origin
@@ -134,20 +134,16 @@ def _started(plan: Plan, formulations: list[str] | None) -> Plan:
         executor = plan.executor = LocalExecutor(
             count, plan.labels, settings["mode"], settings["limit"],
             formulations or ("alldiff",), memory_limit=settings["memory_limit"])
-    bind = getattr(executor, "bind", None)    # an executor made before the settings were known
-    if bind is not None:
-        bind(plan.labels, settings["mode"], settings["limit"], formulations or ("alldiff",),
-             memory_limit=settings["memory_limit"])
-    start = getattr(executor, "start", None)
-    if start is not None:
-        try:
-            start()                  # workers warm up while the store is read
-        except BaseException:
-            executor.close()
-            if not plan.resume:
-                _discard(plan.folder)
-            raise
-        plan.workers = getattr(executor, "workers", count)
+    executor.bind(plan.labels, settings["mode"], settings["limit"], formulations or ("alldiff",),
+                  memory_limit=settings["memory_limit"])
+    try:
+        executor.start()             # workers warm up while the store is read
+    except BaseException:
+        executor.close()
+        if not plan.resume:
+            _discard(plan.folder)
+        raise
+    plan.workers = executor.workers or count
     return plan
 
 
@@ -199,7 +195,7 @@ def run_plan(plan: Plan, command: str, progress: bool = False, announce: bool = 
         if plan.lock is not None:
             plan.lock.release()
     plan.timing = timing
-    failed = getattr(plan.executor, "gave_up", None)
+    failed = plan.executor.gave_up
     if failed:
         raise WorkersFailed(failed, timing["results"])
     return timing
@@ -214,8 +210,7 @@ def _run_stored(plan: Plan, command: str, progress: bool, announce: bool) -> dic
         store.set_meta("planned", dict(Counter(t.engine for t in plan.tasks)))
         store.add_puzzles([puzzle_row(r) for r in plan.records])
         todo = [t for t in plan.tasks if t.key not in store.done_keys()]
-        if isinstance(plan.executor, LocalExecutor):   # resuming: perhaps a few tasks left
-            plan.executor.workers = max(1, min(plan.executor.workers, len(todo)))
+        plan.executor.fit(len(todo))           # resuming: perhaps a few tasks left
         if announce:
             _announce(plan, todo)
         sessions = store.meta("environment", [])
@@ -403,7 +398,10 @@ def engine_labels(listed: str | list[str] | None) -> tuple[list[str], dict]:
     for spec in specs:
         try:
             engine = engines.get_engine(spec)
-        except (engines.UnknownEngine, engines.EngineOptionError) as err:
+        except engines.UnknownEngine as err:
+            raise SettingsError(str(err) + ("" if "did you mean" in str(err) else
+                                            plugin_hint("engine"))) from None
+        except engines.EngineOptionError as err:
             raise SettingsError(str(err)) from None
         except ImportError as exc:
             raise SettingsError(f"engine {spec!r} is not installed here ({exc})") from None

@@ -10,7 +10,7 @@ runs tasks and measures them, as one unit any executor can reuse:
   the first timed task on it, and the cost is reported, not hidden.
 * ``worker_main``: the loop of a local worker process, speaking the protocol
   below over a ``multiprocessing`` connection.
-* ``die_with_parent``: a worker never outlives the process that started it.
+* a worker never outlives the process that started it (``processes.die_with_parent``).
 
 One task runs at a time per process: the resource figures are the process's.
 
@@ -39,35 +39,30 @@ reader, so a task is started by one side or the other, never both.
 """
 from __future__ import annotations
 
-import ctypes
 import gc
 import json
-import multiprocessing as mp
 import os
 import pickle
 import resource
 import signal
 import socket
 import sys
-import threading
 import time
 import traceback
 from contextlib import contextmanager
 from dataclasses import dataclass
-from multiprocessing.connection import wait
 
 import engines
 from compare.harness.boundary import checked_result
 from compare.harness.plugins import load_plugins
+from compare.harness.processes import apart_from_terminal, die_with_parent
 from compare.harness.tasks import Task
 from engines import Result, Status
 from engines.base import describe
 from puzzles.generator import warmup_puzzles
 
 WARMUP_TIMEOUT_S = 5.0    # a warm-up solve is a nearly full grid: this is generous
-PARENT_ENV = "CSP_COMPARE_HARNESS_PID"   # set while the harness starts a process
 HOST = socket.gethostname()
-PR_SET_PDEATHSIG = 1
 
 
 @dataclass(frozen=True)
@@ -414,144 +409,3 @@ def _last_words(text: str) -> None:
         print(" ".join(text.split()), file=sys.stderr, flush=True)
     except Exception:
         pass
-
-
-# ----- signals are the parent's ----------------------------------------------------------
-def apart_from_terminal() -> None:
-    """Leave the terminal's process group, so Ctrl-C reaches the parent alone.
-
-    The terminal sends SIGINT to its whole foreground group. Solver libraries
-    take it in a worker whatever the worker asked for (Exact raises "Program
-    interrupted by user", CP-SAT and Z3 stop their search and answer
-    "unknown"), and the parent would then store an error or a timeout for a
-    task the user interrupted. Out of the group, a worker hears of Ctrl-C only
-    through the parent, which stops it and stores nothing for its task.
-    """
-    try:
-        os.setpgid(0, 0)
-    except (AttributeError, OSError):
-        pass
-
-
-class ProcessDied(RuntimeError):
-    """The child of ``call_apart`` ended without an answer (killed, crashed, overran)."""
-
-
-def call_apart(function, *args, within: float | None = None):
-    """``function(*args)`` in a throw-away child process, as a worker would run it.
-
-    The child is forked (cheap: the modules are loaded already), leaves the
-    terminal's group and dies with this process; its return value, or the
-    exception it raised, comes back pickled. Solver libraries in it may take
-    any signal they like: this process keeps its own, and Ctrl-C or SIGTERM
-    here stops the child at once, even inside a C call that never returns to
-    Python. Past ``within`` seconds the child is killed (``ProcessDied``).
-    Where there is no fork, the call runs here.
-    """
-    if "fork" not in mp.get_all_start_methods():
-        return function(*args)
-    ctx = mp.get_context("fork")
-    answer, child_end = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_apart_main, args=(child_end, function, args), daemon=True)
-    proc.start()
-    child_end.close()
-    try:
-        if not wait([answer, proc.sentinel], within):
-            raise ProcessDied(f"still running after {within:g} s")
-        try:
-            kind, value = answer.recv()
-        except (EOFError, OSError):
-            proc.join(1)
-            raise ProcessDied(describe_exit(proc.exitcode)) from None
-    finally:
-        if proc.is_alive():
-            proc.kill()
-        proc.join()
-        answer.close()
-    if kind == "raised":
-        raise value
-    return value
-
-
-def _apart_main(conn, function, args) -> None:
-    apart_from_terminal()
-    set_parent_death_signal()
-    try:
-        outcome = ("returned", function(*args))
-    except BaseException as exc:      # the caller decides what it means
-        outcome = ("raised", exc)
-    try:
-        pickle.loads(pickle.dumps(outcome))    # what the caller could not unpickle either
-        conn.send(outcome)
-    except Exception as exc:
-        conn.send(("raised", ProcessDied(f"its answer could not be sent "
-                                         f"({describe(outcome[1])}: {describe(exc)})")))
-
-
-def describe_exit(code) -> str:
-    """A process's exit code in words: ``exit code 3``, ``signal SIGKILL``."""
-    if code is None:
-        return "no exit code"
-    if code < 0:
-        try:
-            return f"signal {signal.Signals(-code).name}"
-        except ValueError:
-            return f"signal {-code}"
-    return f"exit code {code}"
-
-
-# ----- never outlive the parent ---------------------------------------------------------
-def die_with_parent(lifeline=None) -> None:
-    """Make sure this process ends when the process that started it does.
-
-    Two independent means, because a parent can die in ways it cannot clean
-    up after (``kill -9``, the OOM killer):
-
-    * Linux: ``prctl(PR_SET_PDEATHSIG, SIGKILL)``, so the kernel kills this
-      process the moment its parent process exits. With the forkserver, that
-      parent is the forkserver, which gets the same treatment on import of
-      this module (``guard_forkserver``) and also exits on its own when the
-      harness dies;
-    * everywhere: a thread blocked on ``lifeline``, a pipe whose other end
-      only the parent holds; end of file means the parent is gone, and the
-      process exits within a few milliseconds (unless an extension holds
-      the interpreter lock all that time, which the kernel signal covers).
-    """
-    set_parent_death_signal()
-    if lifeline is not None:
-        threading.Thread(target=_watch_lifeline, args=(lifeline,), name="lifeline",
-                         daemon=True).start()
-
-
-def set_parent_death_signal() -> bool:
-    """``prctl(PR_SET_PDEATHSIG, SIGKILL)`` on Linux; False where unavailable."""
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
-    except (OSError, AttributeError):
-        return False
-
-
-def _watch_lifeline(lifeline) -> None:
-    try:
-        while True:
-            lifeline.recv_bytes()
-    except (EOFError, OSError):
-        pass
-    os._exit(0)
-
-
-def guard_forkserver() -> None:
-    """In the forkserver, which imports this module first: die with the harness too.
-
-    The harness puts its pid in ``PARENT_ENV`` while it starts processes, so a
-    direct child of the harness that imports this module recognises itself.
-    The harness process itself never matches (its parent is a shell).
-    """
-    if os.environ.get(PARENT_ENV) == str(os.getppid()):
-        set_parent_death_signal()
-
-
-guard_forkserver()
