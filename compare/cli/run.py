@@ -17,7 +17,7 @@ from compare.api import Interrupted, run_comparison
 from compare.cli.common import Exit, report_exit, say
 from compare.cli.run_args import build_parser
 from compare.harness.dask_executor import ClusterError
-from compare.harness.plan import RUN_SETTINGS, SettingsError, WorkersFailed
+from compare.harness.plan import RUN_SETTINGS, SettingsError, WorkersFailed, default_out
 from compare.harness.plugins import PluginError
 from compare.harness.store import StorageError, StoreError
 from compare.reporting.report import build_report
@@ -30,7 +30,8 @@ def main(argv: list[str] | None = None) -> int:
     given = {k: getattr(args, k) for k in RUN_SETTINGS}
     try:
         comparison = run_comparison(
-            given["puzzles"], given["engines"], **_settings(given), out=args.out,
+            given["puzzles"], given["engines"], **_settings(given),
+            out=args.out or default_out(args.resume),
             resume=args.resume, workers=args.workers, baseline=args.baseline,
             executor=args.executor, scheduler=args.scheduler, cluster=args.cluster,
             chunk=args.chunk, progress=not args.quiet, announce=not args.quiet,

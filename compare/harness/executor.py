@@ -38,6 +38,7 @@ Why this shape:
 """
 from __future__ import annotations
 
+import math
 import multiprocessing as mp
 import os
 import time
@@ -49,12 +50,15 @@ from multiprocessing.connection import wait
 from typing import Iterable, Iterator
 
 from compare.harness import processes
+from compare.harness.limits import SettingsError
 from compare.harness.plugins import plugin_list
 from compare.harness.tasks import Task
 from compare.harness.worker import WorkerInit, rss_mb, worker_main
 from engines import Result, Status
 
 WARMUP_LIMIT_S = 60.0     # a worker that cannot warm up in this long is restarted without it
+START_LIMIT_S = 30.0      # a worker must import its plugins and build its engines in this long
+START_LIMIT_ENV = "COMPARE_START_LIMIT"     # seconds, to change START_LIMIT_S
                           # (and a new shape gets as long: compiling it is no part of a task)
 KILLED_WARMING_UP = "while its shape was warming up"   # in the message of such a kill
 SHORT_TASK_S = 0.05       # tasks expected to take less than this travel in chunks
@@ -65,6 +69,24 @@ TAKE_BACK_AFTER_S = 0.02  # a task running longer may lose the tasks queued behi
 MAX_FAILED_STARTS = 3     # workers in a row that die before they are ready
 POLL_S = 0.01             # with tasks queued in workers the parent looks this often
 MEMORY_POLL_S = 0.02      # how often busy workers' memory is read under a memory limit
+
+
+def start_limit() -> float:
+    """Seconds a fresh worker has to import the plugins and build the engines.
+
+    ``COMPARE_START_LIMIT`` sets it (0.1 to 86400); a plugin that hangs at
+    import in the workers then ends the run in one line instead of holding it.
+    """
+    text = os.environ.get(START_LIMIT_ENV)
+    if not text:
+        return START_LIMIT_S
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.1 <= value <= 86400:      # nan and inf fail this too
+        raise SettingsError(f"{START_LIMIT_ENV}={text!r}: expected seconds from 0.1 to 86400")
+    return value
 
 
 def grace_for(timeout: float) -> float:
@@ -153,6 +175,7 @@ class LocalExecutor(Executor):
             self.ctx.set_forkserver_preload(processes.preload_modules(self.engines))
         self.pool: list[_Worker] = []
         self.failed_starts = 0
+        self.start_limit = start_limit()
         self.gave_up: str | None = None      # why no worker could start, once it gave up
         self.guesses: dict = {}              # expected task seconds per (engine, file) and engine
         self.shape_warmups: list[tuple[str, str, float]] = []
@@ -291,6 +314,8 @@ class LocalExecutor(Executor):
             _, _, engine, shape, seconds = msg
             self.shape_warmups.append((engine, shape, seconds))
             w.since, w.shaping = now, False
+        elif kind == "unfit":              # the worker cannot start: a plugin, an engine
+            self.gave_up = f"no worker could start: {msg[1]}"
         elif kind == "retire":
             w.retiring = True
             pending.extendleft(reversed(w.inflight))   # unstarted: no token was taken
@@ -305,8 +330,8 @@ class LocalExecutor(Executor):
         return None
 
     def _limit_of(self, w: _Worker) -> float:
-        if not w.ready:
-            return WARMUP_LIMIT_S
+        if not w.ready:       # "": plugins and engines still loading, before any warm-up
+            return self.start_limit if w.warming == "" else WARMUP_LIMIT_S
         timeout = w.inflight[0].timeout
         if w.shaping:       # a first compile (numba, an empty cache) is not the task's time
             return max(WARMUP_LIMIT_S, timeout + grace_for(timeout))
@@ -331,7 +356,12 @@ class LocalExecutor(Executor):
             w.proc.kill()
         w.proc.join(5)
         self.pool.remove(w)
-        if not w.ready and not self.gave_up:
+        if not w.ready and not self.gave_up and w.warming == "" and cause == "timeout":
+            # plugins or engines hang while loading: another worker would hang as well
+            self.gave_up = (f"no worker could start: loading the plugins and engines took "
+                            f"over {self.start_limit:g} s (the limit; {START_LIMIT_ENV} "
+                            "sets it)")
+        elif not w.ready and not self.gave_up:
             self.skip_warmup.add(w.warming)      # warm-up itself was the problem
             self.failed_starts += 1
             if self.failed_starts >= MAX_FAILED_STARTS:

@@ -233,7 +233,7 @@ def _output_and_settings(given: dict, out, resume: bool) -> tuple[Path, dict, bo
     """The output folder and the run settings (from the store when resuming)."""
     given = {k: v for k, v in given.items() if k in RUN_SETTINGS and v is not None}
     if resume:
-        folder = Path(out) if out else reports_root() / "latest"
+        folder = Path(out) if out else default_out(resume)
         if not Store.exists(folder):
             raise SettingsError(f"--resume: {folder} holds no run to continue")
         with Store(folder) as store:
@@ -247,8 +247,16 @@ def _output_and_settings(given: dict, out, resume: bool) -> tuple[Path, dict, bo
             raise SettingsError(f"--resume: {', '.join('--' + k for k in clash)} differ from "
                                 f"the run in {folder}; drop them or use another --out")
         return folder, {**RUN_SETTINGS, **saved}, True
-    folder = Path(out) if out else reports_root() / datetime.now().strftime("%Y%m%d-%H%M%S")
+    folder = Path(out) if out else default_out(resume)
     return folder, {**RUN_SETTINGS, **given}, False
+
+
+def default_out(resume: bool) -> Path:
+    """The command line's output folder when none is named: ``reports/<date-time>``,
+    or the last run's (``reports/latest``) to resume."""
+    if resume:
+        return reports_root() / "latest"
+    return reports_root() / datetime.now().strftime("%Y%m%d-%H%M%S")
 
 
 def _check_unchanged(folder: Path, records: list[PuzzleRecord], inputs: dict,
