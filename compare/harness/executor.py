@@ -41,7 +41,6 @@ from __future__ import annotations
 import math
 import multiprocessing as mp
 import os
-import signal
 import time
 from abc import ABC, abstractmethod
 from collections import deque
@@ -109,9 +108,9 @@ class Executor(ABC):
         """Yield ``(task, result)`` for every task, as each finishes."""
 
     def bind(self, engines: list[str], mode: str, limit: int,  # noqa: B027
-             formulations: Iterable[str]) -> None:
-        """The run's engines and warm-up settings, for an executor made before the
-        settings were known; one made with its own keeps them."""
+             formulations: Iterable[str], memory_limit: float | None = None) -> None:
+        """The run's engines, warm-up settings and memory limit, for an executor made
+        before the settings were known; one made with its own keeps them."""
 
     def start(self) -> None:  # noqa: B027  (an executor may start its workers on first use)
         """Start the workers now, so they warm up while the run is being prepared."""
@@ -192,8 +191,7 @@ class LocalExecutor(Executor):
         pending = deque(tasks)
         try:
             while pending or any(w.inflight or w.retiring for w in self.pool):
-                if self.gave_up:
-                    yield from self._give_up(pending)
+                if self.gave_up:     # no task more can run: none is answered for it
                     break
                 while pending and len(self.pool) < self.workers:
                     self.pool.append(self._start())
@@ -205,16 +203,6 @@ class LocalExecutor(Executor):
 
     def fit(self, tasks: int) -> None:
         self.workers = max(1, min(self.workers, tasks))
-
-    def _give_up(self, pending: deque) -> Iterator[tuple[Task, Result]]:
-        """Every task not yet answered fails with the reason no worker can run it."""
-        for w in self.pool:
-            pending.extendleft(reversed(w.inflight))
-            w.inflight.clear()
-        while pending:
-            task = pending.popleft()
-            yield task, Result(task.engine, "", "", task.mode, Status.CRASHED,
-                               message=self.gave_up)
 
     def _dispatch(self, pending: deque, puzzles: dict) -> None:
         idle = [w for w in self.pool if w.ready and not w.inflight and not w.retiring]
@@ -378,7 +366,7 @@ class LocalExecutor(Executor):
             self.failed_starts += 1
             if self.failed_starts >= MAX_FAILED_STARTS:
                 # workers die before their first task: give up rather than loop forever
-                self.gave_up = f"no worker could start ({_describe_exit(w.proc.exitcode)})"
+                self.gave_up = f"no worker could start ({processes.describe_exit(w.proc.exitcode)})"
         elif w.inflight:
             task = w.inflight.popleft()
             self._learn(task, elapsed)
@@ -495,16 +483,5 @@ def _lost_result(task: Task, cause: str, elapsed: float, exitcode, shaping: bool
         result.message = (f"killed at {resident:.0f} MB resident, over the memory limit "
                           f"of {memory_limit:g} MB")
     else:
-        result.message = f"worker died ({_describe_exit(exitcode)})"
+        result.message = f"worker died ({processes.describe_exit(exitcode)})"
     return result
-
-
-def _describe_exit(code) -> str:
-    if code is None:
-        return "no exit code"
-    if code < 0:
-        try:
-            return f"signal {signal.Signals(-code).name}"
-        except ValueError:
-            return f"signal {-code}"
-    return f"exit code {code}"

@@ -56,7 +56,7 @@ from dataclasses import dataclass
 import engines
 from compare.harness.boundary import checked_result
 from compare.harness.plugins import PluginError, load_plugins
-from compare.harness.processes import die_with_parent
+from compare.harness.processes import apart_from_terminal, die_with_parent
 from compare.harness.tasks import Task
 from engines import Result, Status
 from engines.base import describe
@@ -353,10 +353,12 @@ def worker_main(conn, init: WorkerInit, tokens=None, lifeline=None) -> None:
 
     ``tokens`` is the read end of the token pipe (a ``Connection``) and
     ``lifeline`` a pipe end whose other end only the parent holds. Ctrl-C is
-    the parent's to handle: the worker ignores SIGINT and is stopped by it.
+    the parent's to handle: the worker is out of the terminal's reach
+    (``apart_from_terminal``), ignores SIGINT besides, and is stopped by the parent.
     Whatever happens to the parent, the worker exits without a word.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    apart_from_terminal()
     die_with_parent(lifeline)
     try:
         _serve(conn, init, tokens)
