@@ -10,6 +10,7 @@ import math
 import re
 
 import pandas as pd
+from tabulate import tabulate
 
 from compare.reporting import paired
 from engines.base import ANSWERED_WORDS
@@ -446,13 +447,11 @@ def _cut(label: str) -> str:
 
 
 def to_markdown(table: pd.DataFrame, raw: bool = False) -> str:
-    """A GitHub table without the optional ``tabulate`` dependency."""
+    """A GitHub table (tabulate), every cell as shown: numbers are formatted already."""
     shown = table if raw else formatted(table)
-    head = "| " + " | ".join(map(str, shown.columns)) + " |"
-    rule = "|" + "|".join("---" for _ in shown.columns) + "|"
-    body = ["| " + " | ".join(str(v) for v in row) + " |"
-            for row in shown.itertuples(index=False)]
-    return "\n".join([head, rule, *body])
+    cells = [[str(v) for v in row] for row in shown.itertuples(index=False)]
+    return tabulate(cells, headers=[str(c) for c in shown.columns], tablefmt="github",
+                    disable_numparse=True)
 
 
 def to_text(table: pd.DataFrame, raw: bool = False) -> str:
