@@ -97,6 +97,11 @@ def render(page: PageInputs) -> str:
     parts += _environment(page)
     parts += ["<h2 id=\"definitions\">Definitions</h2>",
               f"<pre>{esc(summary.definitions(page.shift_s).strip())}</pre>"]
+    return document(page.title, parts, plotted, library)
+
+
+def document(title: str, parts: list[str], plotted: dict, library: str | None) -> str:
+    """The page around ``parts``: styles, the figures as JSON, plotly.js and the script."""
     specs = {key: {"data": f["data"], "layout": f["layout"]} for key, f in plotted.items()}
     figures_json = json.dumps(specs, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
     script = ("" if library is None else f"<script>{library}</script>\n")
@@ -105,7 +110,7 @@ def render(page: PageInputs) -> str:
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
             "script-src 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; "
             "img-src data:; font-src data:\">\n"
-            f"<title>{esc(page.title)}</title>\n<style>{asset('report.css')}</style>\n"
+            f"<title>{esc(title)}</title>\n<style>{asset('report.css')}</style>\n"
             "</head><body><main>\n" + "\n".join(parts) + "\n</main>\n"
             f"<script type=\"application/json\" id=\"figures\">{figures_json}</script>\n"
             f"{script}<script>{asset('report.js')}</script>\n</body></html>\n")
@@ -172,15 +177,21 @@ def _filter_bar(page: PageInputs) -> str:
     tasks = page.tasks
     if tasks.empty:
         return ""
-    engines = [e for e in dict.fromkeys([*page.engines, *tasks["engine"]])
-               if e in set(tasks["engine"])]
-    sources = list(dict.fromkeys(tasks["source"].dropna()))
-    present = set(_task_status(tasks))
-    statuses = [s for s in STATUS_ORDER if s in present]
+    ran = list(tasks["engine"].unique())
+    engines = [e for e in dict.fromkeys([*page.engines, *ran]) if e in ran]
+    present = set(_task_status(tasks).unique())
+    return filter_bar(engines, list(tasks["source"].dropna().unique()),
+                      [s for s in STATUS_ORDER if s in present])
+
+
+def filter_bar(engines: list, sources: list, statuses: list | None = None) -> str:
+    """One bar of selects that filters the rows of every table on the page."""
+    status = ("" if statuses is None else
+              f'<label>status <select id="filter-status">{_options(statuses)}</select></label>')
     return ('<div class="filters" role="search">'
             f'<label>engine <select id="filter-engine">{_options(engines)}</select></label>'
             f'<label>source <select id="filter-source">{_options(sources)}</select></label>'
-            f'<label>status <select id="filter-status">{_options(statuses)}</select></label>'
+            f"{status}"
             '<span class="note">filters apply to every table; click a column to sort</span>'
             "</div>")
 
@@ -195,7 +206,8 @@ def table_html(table: pd.DataFrame, table_id: str, shown: pd.DataFrame | None = 
     """A sortable table: ``shown`` is what is read, ``table`` the raw values sorted on."""
     shown = summary.formatted(table) if shown is None else shown
     head = "".join(f'<th scope="col">{esc(c)}</th>' for c in shown.columns)
-    raw = [table[_raw_column(c)] if _raw_column(c) in table else None for c in shown.columns]
+    raw = [table[_raw_column(c)].tolist() if _raw_column(c) in table else None
+           for c in shown.columns]
     body = []
     for i, row in enumerate(shown.itertuples(index=False)):
         attrs = "".join(f' data-{k}="{esc(v)}"' for k, v in (rows_data[i] if rows_data
@@ -206,7 +218,7 @@ def table_html(table: pd.DataFrame, table_id: str, shown: pd.DataFrame | None = 
         for j, value in enumerate(row):
             sort = ""
             if raw[j] is not None:
-                v = raw[j].iloc[i]
+                v = raw[j][i]
                 if isinstance(v, (int, float)) and not isinstance(v, bool):
                     sort = f' data-v="{v!r}"' if pd.notna(v) else ' data-v=""'
             text = "" if not isinstance(value, str) and pd.isna(value) else value
