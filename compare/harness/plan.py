@@ -29,7 +29,7 @@ from compare.harness.tasks import PuzzleRecord, build_tasks, sample_per_origin
 from engines.backtracking import numba_kernel
 from puzzles.base import Puzzle
 from puzzles.default_set import default_puzzle_files
-from puzzles.loader import load_puzzles
+from puzzles.loader import load_puzzles, puzzle_paths
 
 # Options that define what a run computes; --resume takes them from the store.
 RUN_SETTINGS = {"puzzles": None, "format": "auto", "engines": None, "mode": "first",
@@ -369,8 +369,11 @@ def _records(settings: dict, objects: dict) -> tuple[list[PuzzleRecord], list[st
     """Every valid puzzle (sampled); bad lines are reported, kept for the report, skipped."""
     good, skipped, seen = [], [], {}
     names = settings["puzzles"] or ([] if objects else default_puzzle_files())
-    for arg in dict.fromkeys(names):
+    for arg in dict.fromkeys(p for name in names for p in puzzle_paths(name)):
         for entry in load_puzzles(arg, settings["format"] or "auto"):
+            note = entry.puzzle.load_note() if entry.puzzle is not None else None
+            if note:
+                print(f"loaded: {note}", file=sys.stderr)
             if entry.error is None:
                 good.append((arg, (entry.id, entry.puzzle, entry.line)))
                 continue
@@ -381,7 +384,7 @@ def _records(settings: dict, objects: dict) -> tuple[list[PuzzleRecord], list[st
     records = []
     for arg, (eid, puzzle, line) in sample_per_origin(good, settings["sample"], settings["seed"]):
         pid = _unique_id(eid, arg, seen)
-        source = puzzle.source or pid if line else arg
+        source = (puzzle.source or pid) if line else (puzzle.family or arg)
         records.append(PuzzleRecord(pid, puzzle, source, arg, line))
     if not records:
         raise SettingsError("no valid puzzle to run")
