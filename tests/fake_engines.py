@@ -21,14 +21,21 @@ so the harness can be driven into its fault paths:
 * ``fake-odd-stats`` : answers as ``fake`` with statistics that cannot be pickled,
   or (``big=1``) with 8 MB of them;
 * ``fake-stall`` : ``fake``, but naps ``nap`` seconds (default 2) on puzzles from
-  line ``line`` (default 30) of a file, so one task of a chunk runs long.
+  line ``line`` (default 30) of a file, so one task of a chunk runs long;
+* ``fake-compile`` : ``fake``, but its first model of each grid size in a process
+  takes ``nap`` seconds (default 3) to translate, as a first numba compile does;
+* ``fake-odd``   : ``fake``, but its result has the odd values ``ODD[field]`` on
+  puzzles whose line number is a multiple of ``every`` (default 1: all of them).
 """
 from __future__ import annotations
 
+import math
 import multiprocessing
 import os
 import sys
 import time
+
+import numpy as np
 
 import engines
 from engines import Engine, Outcome, Status
@@ -212,7 +219,53 @@ class StallEngine(FakeEngine):
         return super().search(translated, mode, limit, deadline)
 
 
+class CompileEngine(FakeEngine):
+    name = "fake-compile"
+    option_defaults = {"nap": 3.0}
+    compiled: set = set()
+
+    def translate(self, model):
+        if model.structure.size not in self.compiled:
+            self.compiled.add(model.structure.size)
+            time.sleep(self.options["nap"])
+        return super().translate(model)
+
+
+# What ``fake-odd`` puts in its results, by ``field``: the first group cannot be
+# stored and makes the result an error naming the field; the second is
+# normalised (numpy numbers, text, stats keys) and the answer stands.
+ODD = {
+    "count": {"count": 10 ** 30},
+    "nodes": {"nodes": math.nan},
+    "count-text": {"count": "5"},
+    "backtracks": {"backtracks": -1},
+    "status": {"status": "maybe"},
+    "build_s": {"build_s": math.inf},
+    "solve_s": {"solve_s": "fast"},
+    "solutions": {"solutions": [("x", "y")]},
+    "stats-type": {"stats": ["not", "a", "dict"]},
+    "numpy": {"nodes": np.int64(7), "backtracks": np.uint32(2), "solve_s": np.float32(0.001)},
+    "stats": {"stats": {1: 2, "a": np.int64(3), (1, 2): math.nan, "s": {4, 5},
+                        "deep": {"x": np.array([1, 2])}}},
+    "message": {"message": "odd \udcff text\x00"},
+}
+
+
+class OddEngine(FakeEngine):
+    name = "fake-odd"
+    option_defaults = {"field": "count", "every": 1}
+    option_choices = {"field": tuple(ODD)}
+
+    def solve(self, model, mode="first", limit=2, timeout=None):
+        result = super().solve(model, mode, limit, timeout)
+        line = model.name.rsplit(":", 1)[-1]
+        if line.isdigit() and int(line) % self.options["every"] == 0:
+            for key, value in ODD[self.options["field"]].items():
+                setattr(result, key, value)
+        return result
+
+
 for _cls in (FakeEngine, WrongEngine, SleepEngine, CrashEngine, ErrorEngine, UnsatEngine,
              NapEngine, DoomedEngine, HogEngine, RaiseEngine, ExitEngine, OddStatsEngine,
-             StallEngine):
+             StallEngine, CompileEngine, OddEngine):
     engines.register(_cls.name, _cls)

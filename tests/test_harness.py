@@ -141,7 +141,8 @@ def test_an_engine_that_always_raises_exits_4_and_says_so_first(small, tmp_path)
     assert "FAILED: fake-error: error x6 (first: RuntimeError: this engine always fails)" \
         in proc.stderr
     summary = (out / "summary.md").read_text()
-    assert summary.splitlines()[2] == ("- **FAILED**: fake-error: error x6 (first: "
+    assert summary.splitlines()[2].startswith("FAILED: 12 tasks: 6 solved, 6 error; ")
+    assert summary.splitlines()[4] == ("- **FAILED**: fake-error: error x6 (first: "
                                        "RuntimeError: this engine always fails)")
     assert "every answer passed" not in summary.lower()
     assert report_main(["--out", str(out), "--quiet"]) == 4

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from compare.judge.checker import check, check_model
 from engines import get_engine
 from engines.backtracking import numba_kernel as nk
+from engines.backtracking.kernel import common, lean
 from engines.base import KEEP_SOLUTIONS, Status
 from puzzles.latin import generate as latin_square
 from puzzles.model import AllDifferent, Linear, Model, Structure
@@ -260,10 +261,10 @@ def test_locked_candidates_pointing_and_claiming():
     for i in range(75, 81):                    # row 8 outside box 6: no 2
         cand[i] &= ~2
     row, work = _lean_row(kshape, cand)
-    tabs = nk._lean_tables.py_func(kshape.blob)
+    tabs = lean.tables.py_func(kshape.blob)
     blob = kshape.blob
-    got = nk._llocked(row, 81, work, nk._table(blob, nk._CROSS_PTR),
-                      nk._table(blob, nk._CROSS_IDX), tabs)
+    got = lean.locked(row, 81, work, common.table(blob, common.CROSS_PTR),
+                      common.table(blob, common.CROSS_IDX), tabs)
     assert got == 81
     want = list(cand)
     for i in range(3, 9):                      # row 0 outside box 0
@@ -285,8 +286,8 @@ def test_locked_candidates_find_a_conflict():
         cand[i] &= ~1
     row, work = _lean_row(kshape, cand)
     blob = kshape.blob
-    assert nk._llocked(row, 81, work, nk._table(blob, nk._CROSS_PTR),
-                       nk._table(blob, nk._CROSS_IDX), nk._lean_tables.py_func(blob)) == -1
+    assert lean.locked(row, 81, work, common.table(blob, common.CROSS_PTR),
+                       common.table(blob, common.CROSS_IDX), lean.tables.py_func(blob)) == -1
 
 
 def test_singles_find_a_variable_that_alone_holds_two_values_of_a_unit():
@@ -299,10 +300,10 @@ def test_singles_find_a_variable_that_alone_holds_two_values_of_a_unit():
     for i in range(1, 9):
         cand[i] &= ~3
     row, work = _lean_row(kshape, cand)
-    assert nk._lprop(row, 81, work, 0, nk._lean_tables.py_func(kshape.blob)) == -1
+    assert lean.singles(row, 81, work, 0, lean.tables.py_func(kshape.blob)) == -1
     cand[1] |= 2                               # the second value now has two places
     row, work = _lean_row(kshape, cand)
-    assert nk._lprop(row, 81, work, 0, nk._lean_tables.py_func(kshape.blob)) >= 0
+    assert lean.singles(row, 81, work, 0, lean.tables.py_func(kshape.blob)) >= 0
 
 
 # ----- deadlines and warm-up -------------------------------------------------------
@@ -406,3 +407,22 @@ def test_the_benchmark_compile_probe_runs():
     assert done.returncode == 0, done.stderr
     imports, first, warm = (float(x) for x in done.stdout.split())
     assert imports > 0 and first > 0 and warm >= 0
+
+
+# ----- the kernel's layout ----------------------------------------------------------------
+def test_the_packer_reads_the_engines_shape():
+    """One derivation of the groups: the kernel's are the Shape's, UNSAT reason included."""
+    from engines.backtracking.shape import shape_for
+    for structure in (Sudoku(9, (0,) * 81).to_model().structure,
+                      Structure("test-pigeon-2", ("a", "b", "c"), ((1, 2),) * 3,
+                                (AllDifferent((0, 1, 2)),))):
+        shape, kshape = shape_for(structure), nk.compile_structure(structure)
+        assert kshape.groups is shape.groups and kshape.unsat_reason == shape.unsat_reason
+        assert [kshape.groups[u] for u in kshape.units] == list(shape.units)
+
+
+def test_no_kernel_module_is_over_600_lines():
+    folder = Path(nk.__file__).parent
+    sizes = {p.name: len(p.read_text(encoding="utf-8").splitlines())
+             for p in [Path(nk.__file__), *(folder / "kernel").glob("*.py")]}
+    assert len(sizes) > 5 and max(sizes.values()) <= 600, sizes

@@ -252,7 +252,10 @@ def test_an_incomplete_store_says_so_and_compares_only_common_tasks(tmp_path, ca
     report = build_report(folder, quiet=True)
     assert report.incomplete == {"b": (2, 4)}
     text = (folder / "summary.md").read_text()
-    assert text.splitlines()[2].startswith("- **INCOMPLETE**: fewer results than planned "
+    assert text.splitlines()[2].startswith("INCOMPLETE: 6 tasks: 6 solved; 2 planned result(s) "
+                                           "missing (continue with --resume); 2 task(s) not "
+                                           "compared")
+    assert text.splitlines()[4].startswith("- **INCOMPLETE**: fewer results than planned "
                                            "(b 2/4 tasks done/planned)")
     assert "only on the 4 puzzle runs every engine finished" in text   # 2 puzzles x 2 engines
     assert "INCOMPLETE" in capsys.readouterr().err
@@ -279,7 +282,8 @@ def test_failures_come_first_with_their_first_message(tmp_path):
     folder = store(tmp_path / "run", frame)
     report = build_report(folder, quiet=True)
     lines = (folder / "summary.md").read_text().splitlines()
-    assert lines[2:4] == ["- **FAILED**: b: error x2 (first: ValueError: no such thing)",
+    assert lines[2].startswith("FAILED: ")
+    assert lines[4:6] == ["- **FAILED**: b: error x2 (first: ValueError: no such thing)",
                           "- **FAILED**: b: memout x1 (first: no message)"]
     assert report.clean and report.failures
     assert report_main(["--out", str(folder), "--quiet"]) == 4
@@ -294,7 +298,7 @@ def test_kinds_without_rules_of_their_own_are_marked_model_only(tmp_path):
     report = build_report(folder, quiet=True)
     assert report.model_only == ["no-such-kind"]
     text = (folder / "summary.md").read_text()
-    assert text.splitlines()[2].startswith("- **MODEL ONLY**: kind no-such-kind has no rules")
+    assert text.splitlines()[4].startswith("- **MODEL ONLY**: kind no-such-kind has no rules")
     assert "(kind no-such-kind: against the model only)" in text
 
 
@@ -302,8 +306,8 @@ def test_a_clean_report_claims_only_what_it_knows(tmp_path):
     folder = store(tmp_path / "run", times_frame([MS], [MS]), planned={"a": 1, "b": 1})
     build_report(folder, quiet=True)
     text = (folder / "summary.md").read_text()
-    assert text.splitlines()[2] == ("Every planned task finished, every answer was verified "
-                                    "and the engines agree.")
+    assert text.splitlines()[2] == ("OK: 2 tasks: 2 solved; every answer was verified "
+                                    "and the engines agree")
     assert "## Headline (baseline: a)" in text and "virtual best" in text
     assert "![profile](profile.png)" in text
 

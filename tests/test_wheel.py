@@ -41,6 +41,8 @@ def test_a_wheel_installs_and_runs_outside_the_repository(tmp_path):
     assert run.returncode == 0, run.stderr[-3000:]
     reports = list((work / "reports").glob("*/summary.md"))
     assert reports, "the report goes under the current folder, not site-packages"
+    page = reports[0].with_name("report.html")
+    assert "Content-Security-Policy" in page.read_text(encoding="utf-8")   # assets packaged
     sample = "1.3...5.9..21.94.....7.4...3..5.2..6.6.....5.7..8.3..4...4.1.....92.58..8.4...1.7"
     solved = subprocess.run([str(command), "solve", "--format", "line"], input=sample + "\n",
                             cwd=work, capture_output=True, text=True, timeout=120)

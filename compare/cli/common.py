@@ -5,6 +5,7 @@ Each exit code is defined here once; the README's table lists the same codes.
 from __future__ import annotations
 
 import argparse
+import difflib
 import math
 import sys
 from enum import IntEnum
@@ -18,23 +19,54 @@ class Exit(IntEnum):
     NO_SOLUTION = 1      # solve: the puzzle has no solution
     USAGE = 2            # bad usage or input: one line on stderr names the fault
     FAILED = 3           # solve: the engine failed; run: no worker could start
-    ERRORS = 4           # run, report: tasks errored, crashed or ran out of memory
+    ERRORS = 4           # run, report: tasks errored, crashed or ran out of memory (or
+                         # timed out, were unsupported or are missing, with --fail-on)
     SLOWER = 5           # report --compare: an engine slower than --fail-above, with confidence
     STORAGE = 6          # the disk refused a write (full, read-only): what was stored is kept
     INTERRUPTED = 130    # Ctrl-C or SIGTERM: finished results are kept
+
+
+# What ``--fail-on`` may name, beside errors, crashes and memouts (which always fail
+# unless ``--allow-errors``); ``Verdict.fail_counts`` counts each.
+FAIL_ON = ("timeout", "unsupported", "incomplete")
 
 
 class UsageError(Exception):
     """A request that cannot be carried out as given (exit 2)."""
 
 
-def report_exit(report, allow_errors: bool = False) -> Exit:
-    """A report's exit code: wrong answers first, then tasks that gave no answer."""
+def report_exit(report, allow_errors: bool = False, fail_on=()) -> Exit:
+    """A report's exit code: wrong answers first, then tasks that gave no answer, then
+    what ``--fail-on`` names (timeouts, unsupported tasks, missing results)."""
     if not report.clean:
         return Exit.PROBLEMS
     if report.failures and not allow_errors:
         return Exit.ERRORS
+    if report.verdict.fails_on(fail_on):
+        return Exit.ERRORS
     return Exit.OK
+
+
+def fail_on(text: str) -> tuple[str, ...]:
+    """An argparse type: ``--fail-on timeout,incomplete``, each word checked."""
+    words = tuple(w.strip() for w in text.split(",") if w.strip())
+    wrong = [w for w in words if w not in FAIL_ON]
+    if wrong or not words:
+        hint = suggest(wrong[0], FAIL_ON) if wrong else ""
+        raise argparse.ArgumentTypeError(f"{text!r}: choose from {', '.join(FAIL_ON)}{hint}")
+    return words
+
+
+def add_fail_on(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--fail-on", type=fail_on, default=(), metavar="LIST",
+                        help="also exit 4 when any task ends so: comma-separated from "
+                             f"{', '.join(FAIL_ON)} (e.g. --fail-on timeout for CI)")
+
+
+def suggest(name: str, known) -> str:
+    """' (did you mean X?)' for a near miss among ``known``, else ''."""
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]}?)" if close else ""
 
 
 def say(message: str) -> None:

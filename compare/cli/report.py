@@ -7,17 +7,21 @@ a run: 0 clean, 1 a wrong answer or disagreement, 2 bad usage, 4 tasks
 errored or crashed (unless ``--allow-errors``).
 
 ``report --compare A B`` compares run B with run A per engine (paired
-ratio B/A with its bootstrap CI, tasks whose status or verdict changed); it
-exits 5 when ``--fail-above X`` is given and some engine's ratio is above X
-with confidence (its CI's lower bound), else 0.
+ratio B/A with its bootstrap CI, tasks whose status or verdict changed); its
+first line says whether the runs are comparable at all (same settings,
+engines and plugin code). It is printed, and written to B's folder as
+compare.md and compare.json (``--json`` prints the JSON instead). It exits 5
+when ``--fail-above X`` is given and some engine's ratio is above X with
+confidence (its CI's lower bound), else 0.
 """
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
-from compare.cli.common import Exit, OneLineParser, report_exit, setting
-from compare.harness.store import DB_NAME, Store, StoreError
+from compare.cli.common import Exit, OneLineParser, add_fail_on, report_exit, setting
+from compare.harness.store import DB_NAME, Store, StoreError, atomic_write
 from compare.reporting.report import build_report
 from compare.reporting.runs import compare_runs
 
@@ -41,10 +45,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="shift added to every time in the paired ratios (default 1 ms)")
     parser.add_argument("--allow-errors", action="store_true",
                         help="exit 0 even when tasks errored, crashed or ran out of memory")
+    add_fail_on(parser)
     parser.add_argument("--fail-above", type=setting("fail_above"), metavar="X",
                         help="with --compare: exit 5 when an engine's ratio B/A is above X "
                              "with confidence (the lower end of its 95%% CI)")
     parser.add_argument("--quiet", action="store_true", help="print no tables")
+    parser.add_argument("--json", action="store_true",
+                        help="with --compare: print compare.json's content instead of the text")
     args = parser.parse_args(argv)
     if args.fail_above is not None and not args.compare:
         parser.error("--fail-above needs --compare")
@@ -55,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
             return BAD_USAGE
     try:
         if args.compare:
-            return _compare(*args.compare, args.shift_ms / 1000, args.fail_above)
+            return _compare(*args.compare, args.shift_ms / 1000, args.fail_above, args.json)
         with Store(args.out) as store:
             labels = set(store.frame()["engine"])
     except StoreError as err:
@@ -66,12 +73,17 @@ def main(argv: list[str] | None = None) -> int:
               f"({', '.join(sorted(labels))})", file=sys.stderr)
         return BAD_USAGE
     report = build_report(args.out, args.baseline, args.quiet, args.shift_ms / 1000)
-    return report_exit(report, args.allow_errors)
+    return report_exit(report, args.allow_errors, args.fail_on)
 
 
-def _compare(a: str, b: str, shift_s: float, fail_above: float | None) -> int:
+def _compare(a: str, b: str, shift_s: float, fail_above: float | None,
+             as_json: bool = False) -> int:
     diff = compare_runs(a, b, shift_s)
-    print(diff.text())
+    text = json.dumps(diff.as_dict(), indent=2) + "\n"
+    atomic_write(Path(b) / "compare.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    page = diff.markdown()
+    atomic_write(Path(b) / "compare.md", lambda tmp: tmp.write_text(page, encoding="utf-8"))
+    print(text if as_json else diff.text(), end="" if as_json else "\n")
     slower = diff.slower_than(fail_above) if fail_above is not None else []
     if slower:
         print(f"SLOWER: {', '.join(slower)}: ratio B/A above {fail_above:g} with 95% "

@@ -16,7 +16,15 @@ import sys
 
 import engines
 from compare.api import Interrupted, run_comparison
-from compare.cli.common import Exit, OneLineParser, add_settings, report_exit, say, setting
+from compare.cli.common import (
+    Exit,
+    OneLineParser,
+    add_fail_on,
+    add_settings,
+    report_exit,
+    say,
+    setting,
+)
 from compare.harness.dask_executor import ClusterError
 from compare.harness.plan import RUN_SETTINGS, SettingsError, WorkersFailed
 from compare.harness.plugins import PluginError
@@ -70,6 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bar and no tables")
     p.add_argument("--allow-errors", action="store_true",
                    help="exit 0 even when tasks errored, crashed or ran out of memory")
+    add_fail_on(p)
     p.add_argument("--shift-ms", type=setting("shift_ms"), default=1.0, metavar="MS",
                    help="shift added to every time in the paired ratios (default 1 ms)")
     p.add_argument("--executor", choices=("local", "dask"),
@@ -119,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         say(f"interrupted while writing the report: every result is kept; rebuild it with "
             f"run_compare.py report --out {comparison.folder}")
         return Exit.INTERRUPTED
-    return report_exit(report, args.allow_errors)
+    return report_exit(report, args.allow_errors, args.fail_on)
 
 
 def _settings(given: dict) -> dict:

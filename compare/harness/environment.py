@@ -15,6 +15,8 @@ import subprocess
 from datetime import datetime
 from pathlib import Path
 
+from compare.harness.plugins import plugin_hashes
+
 # Libraries whose version changes figures even though no engine is named after them.
 REPORT_LIBRARIES = ("pandas", "numpy", "scipy", "matplotlib")
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -96,7 +98,7 @@ def libraries(extra: dict[str, str] | None = None) -> dict[str, str]:
 def at_start(engine_libraries: dict[str, str] | None = None, command: str = "") -> dict:
     """One invocation's record, as it starts."""
     return {**machine(), "libraries": libraries(engine_libraries), "command": command,
-            "started": now(), "load_start": load_average()}
+            "plugins": plugin_hashes(), "started": now(), "load_start": load_average()}
 
 
 def at_end(record: dict, interrupted: bool = False) -> dict:

@@ -54,6 +54,8 @@ from compare.harness.worker import PARENT_ENV, WorkerInit, rss_mb, worker_main
 from engines import Result, Status
 
 WARMUP_LIMIT_S = 60.0     # a worker that cannot warm up in this long is restarted without it
+                          # (and a new shape gets as long: compiling it is no part of a task)
+KILLED_WARMING_UP = "while its shape was warming up"   # in the message of such a kill
 SHORT_TASK_S = 0.05       # tasks expected to take less than this travel in chunks
 CHUNK_S = 0.05            # about this much expected work per chunk of short tasks
 MAX_CHUNK = 1024          # at 64, chunks of microsecond solves held ~2 ms of work and the
@@ -308,6 +310,8 @@ class LocalExecutor(Executor):
         if not w.ready:
             return WARMUP_LIMIT_S
         timeout = w.inflight[0].timeout
+        if w.shaping:       # a first compile (numba, an empty cache) is not the task's time
+            return max(WARMUP_LIMIT_S, timeout + grace_for(timeout))
         return timeout + grace_for(timeout)
 
     def _time_to_deadline(self, busy: list[_Worker]) -> float | None:
@@ -481,7 +485,7 @@ def _lost_result(task: Task, cause: str, elapsed: float, exitcode, shaping: bool
     if cause == "timeout":
         result.status = Status.TIMEOUT
         result.message = (f"killed after {elapsed:.1f} s (time limit {task.timeout:g} s)"
-                          + (" while its shape was warming up (model build, first use)"
+                          + (f" {KILLED_WARMING_UP} (model build, first use)"
                              if shaping else ""))
     elif cause == "memout":
         result.status = Status.MEMOUT

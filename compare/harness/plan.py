@@ -21,6 +21,7 @@ from typing import Iterable
 import engines
 from compare.harness import environment
 from compare.harness.executor import Executor, LocalExecutor
+from compare.harness.folderlock import LOCK_NAME, FolderLock
 from compare.harness.limits import RANGES, SettingsError, check_setting
 from compare.harness.plugins import plugin_environment
 from compare.harness.runner import execute, puzzle_digest, puzzle_row
@@ -67,6 +68,7 @@ class Plan:
     tasks: list = field(default_factory=list)
     folder: Path | None = None
     timing: dict = field(default_factory=dict)
+    lock: FolderLock | None = None     # held from the folder's preparation to the run's end
 
 
 def make_plan(given: dict, *, out: str | Path | None = None, resume: bool = False,
@@ -96,25 +98,34 @@ def make_plan(given: dict, *, out: str | Path | None = None, resume: bool = Fals
     count, note = worker_count(workers, len(tasks), settings["memory_limit"])
     if note:
         print(f"note: {note}", file=sys.stderr)
-    prepared = _prepare(folder, resume)
+    prepared, lock = _prepare(folder, resume)
+    try:
+        return _started(Plan(settings, stored, labels, identities, chosen, executor, prepared,
+                             count, resume, objects, records=records, skipped=skipped,
+                             tasks=tasks, folder=prepared, lock=lock), formulations)
+    except BaseException:
+        lock.release()
+        raise
+
+
+def _started(plan: Plan, formulations: list[str] | None) -> Plan:
+    """The plan with its executor made and bound, and its workers starting."""
+    settings, executor, count = plan.settings, plan.executor, plan.workers
     if executor is None:
-        executor = LocalExecutor(count, labels, settings["mode"], settings["limit"],
-                                 formulations or ("alldiff",),
-                                 memory_limit=settings["memory_limit"])
+        executor = plan.executor = LocalExecutor(
+            count, plan.labels, settings["mode"], settings["limit"],
+            formulations or ("alldiff",), memory_limit=settings["memory_limit"])
     bind = getattr(executor, "bind", None)    # an executor made before the settings were known
     if bind is not None:
-        bind(labels, settings["mode"], settings["limit"], formulations or ("alldiff",))
-    plan = Plan(settings, stored, labels, identities, chosen, executor, prepared, count,
-                resume, objects, records=records, skipped=skipped, tasks=tasks,
-                folder=prepared)
+        bind(plan.labels, settings["mode"], settings["limit"], formulations or ("alldiff",))
     start = getattr(executor, "start", None)
     if start is not None:
         try:
             start()                  # workers warm up while the store is read
         except BaseException:
             executor.close()
-            if not resume:
-                _discard(prepared)
+            if not plan.resume:
+                _discard(plan.folder)
             raise
         plan.workers = getattr(executor, "workers", count)
     return plan
@@ -164,6 +175,8 @@ def run_plan(plan: Plan, command: str, progress: bool = False, announce: bool = 
         timing = _run_stored(plan, command, progress, announce)
     finally:
         plan.executor.close()       # also when the store or the user stopped the run
+        if plan.lock is not None:
+            plan.lock.release()
     plan.timing = timing
     failed = getattr(plan.executor, "gave_up", None)
     if failed:
@@ -248,19 +261,25 @@ def check_out(out: Path, resume: bool) -> None:
                             "a run there, or choose another folder)")
 
 
-def _prepare(out: Path, resume: bool) -> Path:
+def _prepare(out: Path, resume: bool) -> tuple[Path, FolderLock]:
+    """The folder made and locked for this run alone (``FolderBusy`` if another writes it)."""
     check_out(out, resume)          # again: time has passed since the first check
     try:
         out.mkdir(parents=True, exist_ok=True)
+        lock = FolderLock(out).acquire()
     except OSError as exc:
         if exc.errno in STORAGE_ERRNOS:
             raise storage_fault(out, exc) from None
         raise SettingsError(f"--out {out}: cannot create folder ({exc.strerror})") from None
-    Store(out).close()              # a folder that cannot take the results fails here, early
+    try:
+        Store(out).close()          # a folder that cannot take the results fails here, early
+    except BaseException:
+        lock.release()
+        raise
     root = reports_root()
     if out.parent.resolve() == root.resolve() and out.name != "latest":
         _link_latest(root, out)
-    return out
+    return out, lock
 
 
 def _discard(out: Path) -> None:
@@ -271,7 +290,7 @@ def _discard(out: Path) -> None:
             if store.count():
                 return
         for path in out.iterdir():
-            if not path.name.startswith("results.sqlite"):
+            if not path.name.startswith("results.sqlite") and path.name != LOCK_NAME:
                 return
         for path in out.iterdir():
             path.unlink()

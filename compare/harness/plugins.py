@@ -10,6 +10,7 @@ its first task, so a plugin engine or kind works in the workers too.
 """
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
 import os
@@ -75,3 +76,25 @@ def plugin_environment() -> dict[str, str]:
     if names and os.environ.get("PYTHONPATH"):
         env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     return env
+
+
+def plugin_hashes() -> dict[str, str]:
+    """A SHA-256 of each loaded plugin's code, per file (a package: each of its .py files).
+
+    The commit of this repository says nothing about a plugin's code, so a
+    comparison of two runs checks these instead: a changed plugin file is a
+    changed engine, whatever its label.
+    """
+    found = {}
+    for module in _loaded.values():
+        where = getattr(module, "__file__", None)
+        if not where:
+            continue
+        path = Path(where)
+        files = sorted(path.parent.rglob("*.py")) if path.name == "__init__.py" else [path]
+        for file in files:
+            try:
+                found[str(file)] = hashlib.sha256(file.read_bytes()).hexdigest()
+            except OSError:
+                found[str(file)] = "unreadable"
+    return found

@@ -81,6 +81,7 @@ def result_row(task: Task, rec: PuzzleRecord, result: Result,
         answer = answer_string(puzzle, result.solutions[0], task.formulation)
     stats = {k: v for k, v in result.stats.items() if k != "traceback"}
     where = result.traceback or result.stats.get("traceback") or None
+    where = where if isinstance(where, str) else None
     return {
         "puzzle_id": task.puzzle_id, "source": rec.source, "kind": puzzle.kind,
         "size": puzzle.size, "clues": puzzle.clues, "engine": task.engine,

@@ -55,6 +55,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 import engines
+from compare.harness.boundary import checked_result
 from compare.harness.plugins import load_plugins
 from compare.harness.tasks import Task
 from engines import Result, Status
@@ -298,6 +299,16 @@ def solve_task(engine, puzzle, task: Task) -> Result:
         except SystemExit as exc:     # an engine must not end the process that hosts it
             result = failed(engine, task, Status.ERROR,
                             f"the engine called sys.exit({exc.code!r})", traceback.format_exc())
+        except MemoryError:
+            raise
+        except Exception as exc:      # raised outside the template's guard (a malformed
+            result = failed(engine, task, Status.ERROR,     # outcome, an overridden solve)
+                            f"invalid result from the engine: {describe(exc)}",
+                            traceback.format_exc())
+        if not isinstance(result, Result):
+            result = failed(engine, task, Status.ERROR, "invalid result from the engine: "
+                            f"{type(result).__name__}, not a Result")
+    result = checked_result(result)     # the engine boundary: see ``boundary``
     result.build_s += model_s
     return result
 

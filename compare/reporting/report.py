@@ -22,7 +22,8 @@ import pandas as pd
 from compare.harness.environment import describe
 from compare.harness.store import COLUMNS, Store, atomic_write
 from compare.judge.verdict import failures, findings, model_only
-from compare.reporting import paired, plots, summary
+from compare.reporting import page, paired, plots, summary
+from compare.reporting.headline import Verdict, verdict_of
 
 WIDTH = 100            # terminal output stays within this many columns
 CONSOLE_COUNTS = 20     # count mode: per-puzzle lines on the terminal up to this many puzzles
@@ -37,6 +38,7 @@ class Report:
     incomplete: dict = field(default_factory=dict)    # engine -> (done, planned), when short
     model_only: list = field(default_factory=list)    # kinds judged against the model only
     empty: bool = False
+    verdict: Verdict = field(default_factory=Verdict)  # the first line, counted
 
     @property
     def clean(self) -> bool:
@@ -85,6 +87,8 @@ def build_report(folder: Path | str, baseline: str | None = None, quiet: bool = 
     report = Report(folder, findings(frame, data.puzzles, data.config.get("plugin_env")),
                     failures(frame), data.shortfall(), model_only(frame["kind"].dropna()))
     tasks = data.tasks()
+    report.verdict = verdict_of(frame, wrong=len(report.problems), planned=data.planned,
+                                compared=len(tasks), runs=data.runs)
     base = summary.choose_baseline(tasks, baseline or data.config.get("baseline")) if len(
         tasks) else None
     order = {"engine": data.config.get("engines_run", []) + [summary.VIRTUAL_BEST],
@@ -94,7 +98,10 @@ def build_report(folder: Path | str, baseline: str | None = None, quiet: bool = 
     pictures = _plots(tasks, base, folder, order["engine"], shift_s)
     text = _markdown(data, report, tables, base, pictures, shift_s, len(tasks), order)
     atomic_write(folder / "summary.md", lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    page.write(folder / "report.html", _page(data, report, tables, tasks, base, order, pictures,
+                                            shift_s))
     _write_meta(folder, data, report, base, shift_s)
+    _write_json(folder, report, tables, base)
     _print_alerts(report, len(tasks))
     if not quiet:
         _print(tables, base, folder, data.runs, shift_s)
@@ -109,6 +116,10 @@ def _tables(tasks, base, order, shift_s) -> dict[str, pd.DataFrame]:
                                          order),
               "source": summary.in_order(summary.engine_table(
                   tasks, base, by=["source"], shift_s=shift_s), order)}
+    families = tasks["puzzle_id"].map(summary.family)
+    if 1 < families.nunique() < tasks["puzzle_id"].nunique():
+        tables["family"] = summary.in_order(summary.engine_table(
+            tasks.assign(family=families), base, by=["family"], shift_s=shift_s), order)
     if tasks["formulation"].nunique() > 1:
         tables["formulations"] = summary.in_order(summary.formulation_table(tasks, shift_s),
                                                   order)
@@ -126,6 +137,24 @@ def _plots(tasks, base, folder: Path, engines: list[str], shift_s: float) -> lis
     return [p for p in made if p]
 
 
+def _page(data: Inputs, report: Report, tables, tasks, base, order, pictures,
+          shift_s: float) -> page.PageInputs:
+    """The first line of the page tells the whole truth: the report's verdict line."""
+    tone = {"WRONG": "bad", "OK": "ok"}.get(report.verdict.word, "warn")
+    settings = {**(data.config.get("settings") or {}),
+                "baseline": base, "workers": data.config.get("workers"),
+                "engines run": data.config.get("engines_run"),
+                "shift": summary.duration(shift_s), "tie band": f"{paired.TIE:.0%}",
+                "bootstrap": f"{paired.RESAMPLES} resamples, seed {paired.SEED}"}
+    return page.PageInputs(
+        title="Engine comparison", verdict=report.verdict.line(), verdict_class=tone,
+        alerts=alert_lines(report, len(tasks)), problems=report.problems, frame=data.frame,
+        tasks=tasks, tables=tables, baseline=base, engines=order["engine"],
+        puzzles=data.puzzles, environment=_environment(data), settings=settings,
+        shift_s=shift_s, note=" ".join(headline_note(shift_s, "this page")),
+        plugin_env=data.config.get("plugin_env"), pictures=pictures)
+
+
 def _export(frame, folder: Path) -> None:
     frame = frame[list(COLUMNS)]
     atomic_write(folder / "results.csv", lambda tmp: frame.to_csv(tmp, index=False))
@@ -141,10 +170,20 @@ def _write_meta(folder: Path, data: Inputs, report: Report, base, shift_s: float
     meta = {"config": data.config, "environment": data.sessions, "planned": data.planned,
             "stored": {k: int(v) for k, v in data.frame.groupby("engine").size().items()},
             "complete": not report.incomplete, "runs": data.runs, "skipped": data.skipped,
+            "plugins": data.sessions[-1].get("plugins", {}) if data.sessions else {},
             "report": {"baseline": base, "shift_s": shift_s, "tie": paired.TIE,
                        "bootstrap_seed": paired.SEED, "resamples": paired.RESAMPLES}}
     text = json.dumps(meta, indent=2, default=str) + "\n"
     atomic_write(folder / "meta.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))
+
+
+def _write_json(folder: Path, report: Report, tables: dict, base) -> None:
+    """summary.json: the verdict and the headline table, for CI and other tools."""
+    engine = tables.get("engine")
+    rows = [] if engine is None else json.loads(engine.to_json(orient="records"))
+    text = json.dumps({"verdict": report.verdict.as_dict(), "baseline": base,
+                       "engines": rows}, indent=2) + "\n"
+    atomic_write(folder / "summary.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
 
 # ----- the alerts that come first ---------------------------------------------------
@@ -166,8 +205,9 @@ def alert_lines(report: Report, compared: int) -> list[str]:
 
 
 def _print_alerts(report: Report, compared: int) -> None:
-    """Errors and crashes are no wrong answers, but they must not go unseen."""
-    for line in alert_lines(report, compared):
+    """The verdict line first; errors and crashes are no wrong answers, but they must
+    not go unseen."""
+    for line in [report.verdict.line(), *alert_lines(report, compared)]:
         print(line, file=sys.stderr)
 
 
@@ -192,13 +232,13 @@ def harness_line(run: dict) -> str:
             f"parent CPU {run['parent_cpu_s']:.2f} s")
 
 
-def headline_note(shift_s: float) -> list[str]:
+def headline_note(shift_s: float, where: str = "summary.md") -> list[str]:
     """What the compact table's columns mean, in lines that fit a terminal."""
     return [f"ratio: shifted geometric mean of the per-puzzle time ratios to the baseline "
             f"(shift {summary.duration(shift_s)}),",
             f"with its 95% bootstrap CI; W/T/L: puzzles faster / within {paired.TIE:.0%} / "
             "slower than the baseline;", "an unsolved task counts as twice the time limit "
-            "(PAR2). Definitions at the end of summary.md."]
+            f"(PAR2). Definitions at the end of {where}."]
 
 
 def _print(tables, base, folder: Path, runs, shift_s: float) -> None:
@@ -252,10 +292,8 @@ def _markdown(data: Inputs, report: Report, tables, base, pictures, shift_s,
     if report.problems:
         alerts.insert(0, f"WRONG: {len(report.problems)} wrong answer(s) or disagreement(s); "
                          "see Verdicts")
+    parts += [report.verdict.line(), ""] if alerts else [report.verdict.line()]
     parts += [f"- **{line.split(':', 1)[0]}**:{line.split(':', 1)[1]}" for line in alerts]
-    if not alerts:
-        parts.append(("Every planned task finished, every" if data.planned else "Every")
-                     + " answer was verified and the engines agree.")
     parts += ["", "## Environment", ""] + [f"- {line}" for line in _environment(data)] + [""]
     if not tables:
         parts += ["No puzzle run was finished by every engine yet: nothing to compare.", ""]

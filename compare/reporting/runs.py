@@ -9,9 +9,15 @@ headline of a single report. A change is called only when the whole
 interval lies outside the tie band (``paired.TIE``): a run on a busy machine
 drifts a few percent, and that is no finding. Tasks whose status or verdict
 changed are listed one by one.
+
+Runs made with different settings (mode, limit, time limit, sample,
+formulations, engines and their options) or different plugin code measure
+different things: the first line then says ``INCOMPATIBLE`` and names each
+difference (``compatibility``, which any comparison of runs should use).
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,6 +38,39 @@ class RunDiff:
     changed: pd.DataFrame        # tasks whose status or verdict differs
     shift_s: float = paired.DEFAULT_SHIFT_S
     notes: list[str] = field(default_factory=list)
+    differences: list[str] = field(default_factory=list)   # settings or code that differ
+
+    @property
+    def compatible(self) -> bool:
+        return not self.differences
+
+    def first_line(self) -> str:
+        if self.differences:
+            return ("INCOMPATIBLE: the runs differ in " + "; ".join(self.differences)
+                    + ": the ratios below compare unlike runs")
+        slower = [e for e, v in zip(self.engines["engine"], self.engines["verdict"])
+                  if v == "slower"]
+        faster = [e for e, v in zip(self.engines["engine"], self.engines["verdict"])
+                  if v == "faster"]
+        said = [f"slower: {', '.join(slower)}" if slower else "",
+                f"faster: {', '.join(faster)}" if faster else "",
+                f"{len(self.changed)} task(s) changed status or verdict" if len(self.changed)
+                else ""]
+        return "COMPATIBLE: same settings and plugin code; " + (
+            "; ".join(p for p in said if p) or "no engine changed with confidence")
+
+    def as_dict(self) -> dict:
+        return {"a": str(self.a), "b": str(self.b), "compatible": self.compatible,
+                "line": self.first_line(), "differences": self.differences,
+                "shift_s": self.shift_s,
+                "engines": json.loads(self.engines.to_json(orient="records")),
+                "changed": json.loads(self.changed.to_json(orient="records")),
+                "notes": [n for n in self.notes if n]}
+
+    def markdown(self) -> str:
+        """compare.md: the same comparison as the console's, as a page."""
+        return "\n".join(["# Run comparison", "", self.first_line(), "", "```",
+                          self.text(), "```", ""])
 
     def slower_than(self, above: float) -> list[str]:
         """Engines whose ratio B/A is above ``above`` with confidence (CI low above it)."""
@@ -39,7 +78,7 @@ class RunDiff:
         return list(rows["engine"])
 
     def text(self) -> str:
-        lines = [f"A: {self.a}", f"B: {self.b}", ""]
+        lines = [self.first_line(), f"A: {self.a}", f"B: {self.b}", ""]
         if self.engines.empty:
             lines.append("no engine has a task in both runs")
         else:
@@ -67,6 +106,52 @@ def read_run(folder: Path | str) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     return frame, summary.per_task(frame) if len(frame) else frame, puzzles
 
 
+# What must match for two runs' times to be comparable: setting -> how it is named.
+SAME = {"mode": "mode", "limit": "limit", "timeout": "time limit", "repeat": "repeats",
+        "sample": "sample", "seed": "sample seed", "formulations": "formulations",
+        "memory_limit": "memory limit", "format": "puzzle format"}
+
+
+def run_identity(folder: Path | str) -> dict:
+    """What a run was: its settings, the engines it ran and its plugins' code hashes."""
+    with Store(folder) as store:
+        config, sessions = store.meta("config", {}), store.meta("environment", [])
+    plugins = {}
+    for session in sessions:
+        plugins.update(session.get("plugins") or {})
+    return {"settings": config.get("settings", {}), "engines": config.get("engines_run", []),
+            "plugins": plugins}
+
+
+def compatibility(a: dict, b: dict) -> list[str]:
+    """Each way in which runs ``a`` and ``b`` (``run_identity``) measure different things."""
+    found = []
+    for key, name in SAME.items():
+        one, two = a["settings"].get(key), b["settings"].get(key)
+        if one != two:
+            found.append(f"{name} {_shown(one)} vs {_shown(two)}")
+    if set(a["engines"]) != set(b["engines"]) and a["engines"] and b["engines"]:
+        only_a = sorted(set(a["engines"]) - set(b["engines"]))
+        only_b = sorted(set(b["engines"]) - set(a["engines"]))
+        found.append("engines or engine options ("
+                     + "; ".join(p for p in (f"A only: {', '.join(only_a)}" if only_a else "",
+                                             f"B only: {', '.join(only_b)}" if only_b else "")
+                                 if p) + ")")
+    changed = sorted(Path(f).name for f in set(a["plugins"]) | set(b["plugins"])
+                     if a["plugins"].get(f) != b["plugins"].get(f))
+    if changed:
+        found.append(f"plugin code ({', '.join(changed)})")
+    return found
+
+
+def _shown(value) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
 def compare_runs(a: Path | str, b: Path | str,
                  shift_s: float = paired.DEFAULT_SHIFT_S) -> RunDiff:
     """Run B against run A, engine by engine, on the tasks both finished."""
@@ -82,7 +167,8 @@ def compare_runs(a: Path | str, b: Path | str,
     if only:
         notes.append("engines in one run only (not compared): " + ", ".join(only))
     return RunDiff(Path(a), Path(b), _engines(tasks_a, tasks_b, other, shift_s),
-                   _changed(tasks_a, tasks_b, other), shift_s, ["", *notes] if notes else [])
+                   _changed(tasks_a, tasks_b, other), shift_s, ["", *notes] if notes else [],
+                   compatibility(run_identity(a), run_identity(b)))
 
 
 def _engines(tasks_a, tasks_b, other: set, shift_s: float) -> pd.DataFrame:

@@ -38,9 +38,10 @@ DEFINITIONS = """\
 * ``virtual best``: for every puzzle, the fastest engine's task (PAR2 time):
   what picking the right engine per puzzle would give;
 * with ``--repeat K`` each task's times are the median over its repeats, and
-  its status the most common one; ``rep IQR`` is the median, over the
-  engine's solved tasks, of the interquartile range of a task's K times
-  divided by its median time.
+  its status the most common one, but solved only when every repeat answered
+  (else the most common status of the repeats that did not); ``rep IQR`` is
+  the median, over the engine's solved tasks, of the interquartile range of
+  a task's K times divided by its median time.
 """
 
 TASK_KEYS = ["puzzle_id", "source", "formulation", "engine", "mode"]
@@ -52,6 +53,12 @@ LABEL_WIDTH = 28     # longer engine labels are cut in the console table
 def definitions(shift_s: float = paired.DEFAULT_SHIFT_S) -> str:
     return DEFINITIONS.format(shift=duration(shift_s), resamples=paired.RESAMPLES,
                               seed=paired.SEED, tie=f"{paired.TIE:.0%}")
+
+
+def family(puzzle_id: str) -> str:
+    """The family a puzzle belongs to: its name (the id before a ``:line``) up to the
+    first ``-``, so ``gen-9x9-hard:3`` is of family ``gen``."""
+    return str(puzzle_id).split(":", 1)[0].split("-", 1)[0]
 
 
 def per_task(frame: pd.DataFrame) -> pd.DataFrame:
@@ -68,8 +75,16 @@ def per_task(frame: pd.DataFrame) -> pd.DataFrame:
                          nodes=("nodes", "median"), count=("count", "first"),
                          cpu_s=("cpu_s", "median"), peak_rss_mb=("peak_rss_mb", "max"),
                          wrong=("wrong", "any"), repeats=("repeat", "size"),
-                         status=("status", lambda s: s.mode().iloc[0]))
+                         status=("status", fold_status))
     return _mark_solved(folded.reset_index())
+
+
+def fold_status(statuses: pd.Series) -> str:
+    """A task's status over its repeats: the most common one, but answered only when
+    every repeat answered. A repeat that timed out or failed (a worker killed while
+    compiling, say) is a fact about the task that the majority must not outvote."""
+    unanswered = statuses[~statuses.isin(ANSWERED_WORDS)]
+    return (unanswered if len(unanswered) else statuses).mode().iloc[0]
 
 
 def _mark_solved(tasks: pd.DataFrame) -> pd.DataFrame:

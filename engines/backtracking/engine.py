@@ -12,9 +12,9 @@ from typing import Any
 
 from puzzles.model import AllDifferent, Linear, Model, ModelError, NotEqualOffset, Table
 
-from ..base import KEEP_SOLUTIONS, Engine, Outcome, Status
+from ..base import Engine, Outcome, Status
 from . import compiled, fast, general, numba_kernel, seed
-from .report import Report
+from .report import Goal, Report
 from .shape import shape_for
 
 # variant -> (search on AllDifferent-only shapes, search on the others)
@@ -75,10 +75,8 @@ class BacktrackingEngine(Engine):
         if translated.unsat:
             return Outcome(Status.UNSAT, count=0 if mode == "count" else None,
                            message=translated.unsat)
-        limit = max(1, limit) if mode == "count" else 1
-        keep = KEEP_SOLUTIONS if mode == "count" else 1
-        report, solutions = translated.search.run(translated.state, mode == "lexfirst",
-                                                  limit, keep, deadline)
+        report, solutions = translated.search.run(translated.state, Goal.of(mode, limit),
+                                                  deadline)
         return _outcome(report, solutions, mode)
 
 

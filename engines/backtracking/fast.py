@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from ..base import timed_out
 from .layout import Layout
-from .report import Report
+from .report import Goal, Report
 
 CHECK_EVERY = 256      # nodes between deadline checks (a power of two)
 
@@ -61,9 +61,8 @@ class FastSearch:
                 return f"given {value} at variable {var} conflicts with another given"
         return X, placed
 
-    def run(self, state, lex: bool, limit: int, keep: int,
-            deadline: float | None) -> tuple[Report, list[tuple]]:
-        report = search(self.layout, *state, lex, limit, keep, deadline)
+    def run(self, state, goal: Goal, deadline: float | None) -> tuple[Report, list[tuple]]:
+        report = search(self.layout, *state, goal.lex, goal.limit, goal.keep, deadline)
         return report, [self.layout.decode(p) for p in report.solutions]
 
 

@@ -1,6 +1,8 @@
-"""What every search of the engine hands back, before decoding.
+"""What every search of the engine is asked for, and what it hands back.
 
-One class for all four searches so the engine turns any of them into an
+One class each for all the searches: a ``Goal`` travels as one value from
+the engine to the search (a compiled one passes it on to the kernel as is),
+and a ``Report`` comes back, so the engine turns any of them into an
 ``Outcome`` the same way. Solutions stay in each search's own encoding (the
 cheapest to record in its hot loop); the search's strategy object decodes
 them to values.
@@ -8,6 +10,28 @@ them to values.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+from ..base import KEEP_SOLUTIONS
+
+
+@dataclass(frozen=True)
+class Goal:
+    """The mode, and how many solutions to count (``limit``) and keep."""
+    mode: str = "first"
+    limit: int = 1
+    keep: int = 1
+
+    @classmethod
+    def of(cls, mode: str, limit: int) -> "Goal":
+        """``count`` stops at ``limit`` and keeps the first few; the others at one."""
+        if mode == "count":
+            return cls(mode, max(1, limit), KEEP_SOLUTIONS)
+        return cls(mode)
+
+    @property
+    def lex(self) -> bool:
+        """The least solution first: branch in variable order, values ascending."""
+        return self.mode == "lexfirst"
 
 
 @dataclass

@@ -17,7 +17,7 @@ thousand nodes.
 from __future__ import annotations
 
 from ..base import timed_out
-from .report import Report
+from .report import Goal, Report
 
 CHECK_EVERY = 4096     # nodes between deadline checks (a power of two)
 
@@ -51,10 +51,9 @@ class SeedSearch:
             assigned[var] = bit
         return assigned
 
-    def run(self, state, lex: bool, limit: int, keep: int,
-            deadline: float | None) -> tuple[Report, list[tuple]]:
-        """``lex`` changes nothing: the first solution is the least anyway."""
-        report = search(self.shape, list(state), limit, keep, deadline)
+    def run(self, state, goal: Goal, deadline: float | None) -> tuple[Report, list[tuple]]:
+        """``lexfirst`` changes nothing: the first solution is the least anyway."""
+        report = search(self.shape, list(state), goal.limit, goal.keep, deadline)
         values = self.shape.values
         return report, [tuple(values[bit.bit_length() - 1] for bit in bits)
                         for bits in report.solutions]

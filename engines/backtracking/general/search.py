@@ -36,7 +36,7 @@ from __future__ import annotations
 from puzzles.model import Linear, NotEqualOffset, Table
 
 from ...base import timed_out
-from ..report import Report
+from ..report import Goal, Report
 from ..shape import is_permutation, union_of
 from . import alldifferent, linear, not_equal_offset, table
 from .compile import Compiled
@@ -65,9 +65,9 @@ class _GeneralSearch:
                        "is outside its domain or contradicts another given"
         return doms
 
-    def run(self, doms: list[int], lex: bool, limit: int, keep: int,
+    def run(self, doms: list[int], goal: Goal,
             deadline: float | None) -> tuple[Report, list[tuple]]:
-        report = self.search(doms, lex, limit, keep, deadline)
+        report = self.search(doms, goal.lex, goal.limit, goal.keep, deadline)
         values = self.shape.values
         return report, [tuple(values[k] for k in sol) for sol in report.solutions]
 

@@ -1,0 +1,234 @@
+"""The plots of report.html as Plotly figures: the PNGs' plots, made to be explored.
+
+The same three plots as ``plots.py`` (cactus, per-engine scatter against
+the baseline, performance profile), with the same colour per engine and
+line style per formulation (``plots.series_styles``), as plain Plotly JSON
+specs that the page draws with the embedded plotly.js. The scatter names its
+puzzle on hover and adds the x10 lines beside the diagonal.
+
+A browser cannot draw a hundred thousand points per panel and stay usable,
+so what it cannot show point by point is aggregated, and the page says so:
+curves keep at most ``CURVE_POINTS`` points each (evenly spaced along the
+curve, the last one always kept), and a scatter panel with more than
+``SCATTER_POINTS`` puzzles shows its agreeing bulk as occupied log-spaced
+cells (one marker per cell, sized by how many puzzles fall in it) and only
+the outliers (unsolved, or more than x10 off the diagonal, the most extreme
+first) one by one.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from matplotlib.colors import to_hex
+
+from compare.reporting import plots
+from compare.reporting.summary import duration
+
+CURVE_POINTS = 600
+SCATTER_POINTS = 3000
+OUTLIERS = 1000            # outliers drawn one by one in an aggregated panel
+CELLS = 60                 # log-spaced cells per axis in an aggregated panel
+DASH = {"-": "solid", "--": "dash", ":": "dot", "-.": "dashdot"}
+FONT = {"size": 12}
+
+
+def _style(style: dict) -> dict:
+    return {"color": to_hex(style["color"]), "dash": DASH.get(style["linestyle"], "solid"),
+            "width": 1.8}
+
+
+def _sig(values) -> list:
+    """Four significant digits: plenty for a plot, and a quarter of the page's bytes."""
+    return [float(f"{v:.4g}") if math.isfinite(v) else None for v in np.asarray(values, float)]
+
+
+def _thin(xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """At most CURVE_POINTS points of a monotone step curve, its ends kept."""
+    if len(xs) <= CURVE_POINTS:
+        return xs, ys
+    keep = np.unique(np.linspace(0, len(xs) - 1, CURVE_POINTS).round().astype(int))
+    return xs[keep], ys[keep]
+
+
+def _layout(title: str, xtitle: str, ytitle: str, xlog: bool = True,
+            ylog: bool = False, height: int = 420) -> dict:
+    return {"title": {"text": title, "font": {"size": 14}}, "height": height,
+            "font": FONT, "margin": {"l": 56, "r": 12, "t": 40, "b": 48},
+            "xaxis": {"title": {"text": xtitle}, "type": "log" if xlog else "linear",
+                      "exponentformat": "none"},
+            "yaxis": {"title": {"text": ytitle}, "type": "log" if ylog else "linear",
+                      "exponentformat": "none"},
+            "legend": {"orientation": "h", "y": -0.22, "x": 0, "font": {"size": 11}},
+            "hovermode": "closest"}
+
+
+def cactus(tasks: pd.DataFrame, engines: list[str] | None = None) -> dict | None:
+    """Instances solved within a time, one step curve per engine and formulation."""
+    solved = tasks[tasks["solved"]]
+    if solved.empty:
+        return None
+    limit = float(tasks["timeout"].max())
+    data, total, thinned = [], 0, False
+    for (engine, form), style in plots.series_styles(tasks, engines).items():
+        mine = tasks[(tasks["engine"] == engine) & (tasks["formulation"] == form)]
+        total = max(total, int(mine["attempted"].sum()))
+        times = np.sort(mine.loc[mine["solved"], "total_s"].clip(lower=plots.FLOOR_S)
+                        .to_numpy(float))
+        xs, ys = _thin(times, np.arange(1, len(times) + 1))
+        thinned |= len(xs) < len(times)
+        data.append({"type": "scatter", "mode": "lines", "name": style["label"],
+                     "x": _sig(xs), "y": ys.tolist(), "line": {**_style(style), "shape": "hv"},
+                     "hovertemplate": "%{y} solved within %{x:.3g} s<extra>"
+                                      + style["label"] + "</extra>"})
+    data.append(_guide([limit, limit], [0, total * 1.05 + 0.5], f"time limit {limit:g} s",
+                       "black", "dash"))
+    data.append(_guide([plots.FLOOR_S, limit * 1.5], [total, total], f"{total} instances",
+                       "grey", "dot"))
+    layout = _layout("Cactus plot: instances solved within a time", "time per instance (s, log)",
+                     "instances solved")
+    layout["yaxis"]["range"] = [0, total * 1.05 + 0.5]
+    return {"data": data, "layout": layout, "thinned": thinned}
+
+
+def _guide(xs, ys, name: str, colour: str, dash: str, legend: bool = True) -> dict:
+    return {"type": "scatter", "mode": "lines", "name": name, "x": xs, "y": ys,
+            "line": {"color": colour, "dash": dash, "width": 1}, "hoverinfo": "skip",
+            "showlegend": legend}
+
+
+def profile(tasks: pd.DataFrame, shift_s: float, engines: list[str] | None = None) -> dict | None:
+    """The Dolan-More profile: the share of puzzles within a factor tau of the fastest."""
+    ratios = plots.profile_ratios(tasks, shift_s, engines)
+    if len(ratios) < 2 or not len(next(iter(ratios.values()))):
+        return None
+    styles = {s["label"]: s for s in plots.series_styles(tasks, engines).values()}
+    finite = np.concatenate([r[np.isfinite(r)] for r in ratios.values()])
+    top = max(2.0, float(finite.max()) * 1.3)
+    data, thinned = [], False
+    for label, r in ratios.items():
+        xs = np.sort(r[np.isfinite(r)])
+        ys = np.arange(1, len(xs) + 1) / len(r)
+        px, py = _thin(xs, ys)
+        thinned |= len(px) < len(xs)
+        last = float(ys[-1]) if len(ys) else 0.0
+        data.append({"type": "scatter", "mode": "lines", "name": label,
+                     "x": _sig(np.r_[1.0, px, top]), "y": _sig(np.r_[0.0, py, last]),
+                     "line": {**_style(styles[label]), "shape": "hv"},
+                     "hovertemplate": "%{y:.1%} of puzzles within x%{x:.3g} of the fastest"
+                                      "<extra>" + label + "</extra>"})
+    layout = _layout("Performance profile (Dolan-More)",
+                     "tau: within this factor of the fastest engine on the puzzle (log)",
+                     "fraction of puzzles")
+    layout["xaxis"]["range"] = [0, math.log10(top)]
+    layout["yaxis"]["range"] = [0, 1.02]
+    return {"data": data, "layout": layout, "thinned": thinned}
+
+
+def scatters(tasks: pd.DataFrame, baseline: str | None,
+             engines: list[str] | None = None) -> dict[str, dict]:
+    """One panel per engine: each puzzle's time against the baseline's (log-log),
+    coloured by source (or size), unsolved tasks as crosses at the time limit."""
+    if baseline is None:
+        return {}
+    limit = float(tasks["timeout"].max())
+    timed = tasks.assign(t=tasks["total_s"].clip(lower=plots.FLOOR_S).where(tasks["solved"],
+                                                                             limit))
+    timed = timed[timed["attempted"]]
+    base = timed[timed["engine"] == baseline]
+    others = [e for e in dict.fromkeys([*(engines or []), *timed["engine"]])
+              if e != baseline and e in set(timed["engine"])]
+    if base.empty or not others:
+        return {}
+    by = plots._categories(timed)
+    colour = {} if by is None else {v: to_hex(plots.COLOURS[i % len(plots.COLOURS)])
+                                    for i, v in enumerate(by[1])}
+    several = timed["formulation"].nunique() > 1
+    panels = {}
+    for k, engine in enumerate(others):
+        pair = timed[timed["engine"] == engine].merge(
+            base, on=["puzzle_id", "formulation", "mode"], suffixes=("", "_b"))
+        if pair.empty:
+            continue
+        panels[f"scatter-{k}"] = _scatter_panel(pair, engine, baseline, limit, by, colour,
+                                                several)
+    return panels
+
+
+def _scatter_panel(pair: pd.DataFrame, engine: str, baseline: str, limit: float, by,
+                   colour: dict, several: bool) -> dict:
+    low = max(plots.FLOOR_S, min(pair["t"].min(), pair["t_b"].min()) / 2)
+    high = limit * 1.5
+    both = (pair["solved"] & pair["solved_b"]).to_numpy()
+    far = (np.abs(np.log10(pair["t"].to_numpy() / pair["t_b"].to_numpy())) > 1)
+    aggregated = len(pair) > SCATTER_POINTS
+    data = [_guide([low, high], [low, high], "same time", "grey", "dash"),
+            _guide([low, high / 10], [low * 10, high], "x10 slower / faster", "grey", "dot"),
+            _guide([low * 10, high], [low, high / 10], "", "grey", "dot", legend=False),
+            _guide([limit, limit], [low, high], f"time limit {limit:g} s", "#d62728", "solid"),
+            _guide([low, high], [limit, limit], "", "#d62728", "solid", legend=False)]
+    if aggregated:
+        data.append(_cells(pair[both & ~far]))
+        shown = pair[~both | far]
+        if len(shown) > OUTLIERS:      # the most extreme first: unsolved, then furthest off
+            spread = np.abs(np.log(shown["t"] / shown["t_b"])) + np.where(
+                shown["solved"] & shown["solved_b"], 0, 100)
+            shown = shown.loc[spread.sort_values(ascending=False).index[:OUTLIERS]]
+    else:
+        shown = pair
+    ok = (shown["solved"] & shown["solved_b"]).to_numpy()
+    groups = [(None, shown)] if by is None else shown.groupby(by[0], sort=False)
+    for value, part in groups:
+        c = colour.get(value, to_hex(plots.COLOURS[0]))
+        mask = ok[shown.index.get_indexer(part.index)]
+        name = "puzzles" if value is None else str(value)
+        for solved_both, marker in ((True, "circle"), (False, "x")):
+            rows = part[mask if solved_both else ~mask]
+            if rows.empty:
+                continue
+            data.append({"type": "scatter", "mode": "markers",
+                         "name": name if solved_both else f"{name}: unsolved",
+                         "legendgroup": name, "x": _sig(rows["t_b"]), "y": _sig(rows["t"]),
+                         "text": _hover(rows, engine, baseline, several),
+                         "hovertemplate": "%{text}<extra></extra>",
+                         "marker": {"color": c, "symbol": marker,
+                                    "size": 6 if solved_both else 8,
+                                    "opacity": 0.7 if solved_both else 0.9}})
+    layout = _layout(f"{engine} vs {baseline}", f"{baseline} (s, log)", f"{engine} (s, log)",
+                     ylog=True, height=400)
+    layout["showlegend"] = False         # one legend for every panel, on the page
+    for axis in ("xaxis", "yaxis"):
+        layout[axis]["range"] = [math.log10(low), math.log10(high)]
+    return {"data": data, "layout": layout, "engine": engine, "points": len(pair),
+            "aggregated": aggregated, "colours": colour, "by": by[0] if by else None}
+
+
+def _hover(rows: pd.DataFrame, engine: str, baseline: str, several: bool) -> list[str]:
+    def status(solved, word, seconds):
+        return duration(seconds) if solved else f"{word} (shown at the limit)"
+    names = (rows["puzzle_id"] + (" [" + rows["formulation"] + "]" if several else "")
+             + " (" + rows["source"].astype(str) + ")")
+    return [f"<b>{name}</b><br>{engine}: {status(s, w, t)}<br>{baseline}: {status(sb, wb, tb)}"
+            for name, s, w, t, sb, wb, tb in zip(
+                names, rows["solved"], rows["status"], rows["t"], rows["solved_b"],
+                rows["status_b"], rows["t_b"])]
+
+
+def _cells(pair: pd.DataFrame) -> dict:
+    """The agreeing bulk of a large panel: one marker per occupied log-spaced cell."""
+    x, y = np.log10(pair["t_b"].to_numpy(float)), np.log10(pair["t"].to_numpy(float))
+    edges = np.linspace(min(x.min(), y.min()), max(x.max(), y.max()) + 1e-9, CELLS + 1)
+    ix, iy = np.digitize(x, edges) - 1, np.digitize(y, edges) - 1
+    cell = pd.DataFrame({"cell": ix * CELLS + iy, "x": x, "y": y,
+                         "name": pair["puzzle_id"].to_numpy()})
+    grouped = cell.groupby("cell", sort=False).agg(x=("x", "mean"), y=("y", "mean"),
+                                                   n=("x", "size"), name=("name", "first"))
+    n = grouped["n"].to_numpy()
+    return {"type": "scatter", "mode": "markers", "name": "puzzles, aggregated per cell",
+            "x": _sig(10 ** grouped["x"]), "y": _sig(10 ** grouped["y"]),
+            "text": [f"{k} puzzles here, e.g. <b>{name}</b>" for k, name in
+                     zip(n, grouped["name"])],
+            "hovertemplate": "%{text}<extra></extra>",
+            "marker": {"color": "#1f77b4", "opacity": 0.55,
+                       "size": (4 + 3 * np.log2(n)).round(1).tolist()}}
