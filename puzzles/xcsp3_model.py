@@ -26,6 +26,8 @@ from .xcsp3_reader import STAR, Instance
 
 MAX_ROWS = 200_000            # rows an enumerated or expanded table may hold
 MAX_AUX_VALUES = 100_000      # values an auxiliary variable's domain may hold
+MAX_EXPANDED = 10_000         # rows a starred table may expand to; past it, an automaton
+MAX_STARRED_ROWS = 1_000      # starred rows a table may have to be read as an automaton
 MAX_AUX_VARIABLES = 250_000   # auxiliary variables one instance may add
 SMALL_TABLE = 1_000           # a comparison over more combinations is reified by inequalities
 
@@ -89,12 +91,15 @@ class _Builder:
         """A Table over ``scope`` (variables and constants mixed) from full rows."""
         keep = [k for k, t in enumerate(scope) if not isinstance(t, int)]
         variables = tuple(scope[k][1] for k in keep)
-        projected = {tuple(row[k] for k in keep) for row in rows}
+        if not isinstance(rows, np.ndarray):
+            rows = list(rows)
+        array = np.asarray(rows, np.int64).reshape(len(rows), len(scope))
         if not variables:
-            if not projected:
+            if not len(array):
                 self.constraints.append(Table((0,), ()))
             return
-        self.constraints.append(Table(variables, tuple(sorted(projected))))
+        unique = np.unique(array[:, keep], axis=0)
+        self.constraints.append(Table(variables, tuple(map(tuple, unique.tolist()))))
 
     def linear(self, terms: dict, const: int, op: str, rhs) -> None:
         """``sum(terms) + const  op  rhs``; rhs an int or a variable term."""
@@ -221,7 +226,7 @@ class _Builder:
                 cols, value, ok = _evaluate_all(self, tree, scope)
                 x = self.aux(tree[0], value[ok])
                 rows = np.column_stack([*cols, value])[ok]
-                self.table([("var", v) for v in scope] + [("var", x)], rows.tolist())
+                self.table([("var", v) for v in scope] + [("var", x)], rows)
                 term = ("var", x)
         self.cache[tree] = term
         return term
@@ -249,7 +254,7 @@ class _Builder:
         if _rows(self, scope) <= MAX_ROWS:
             cols, value, ok = _evaluate_all(self, tree, scope)
             keep = ok & (value != 0)
-            self.table([("var", v) for v in scope], np.column_stack(cols)[keep].tolist())
+            self.table([("var", v) for v in scope], np.column_stack(cols)[keep])
             return
         simpler = (op, *(self.expression(c) for c in tree[1:]))
         if simpler == tree:
@@ -278,7 +283,7 @@ class _Builder:
                 choices = [doms[k] if v is STAR else ((v,) if v in doms[k] else ())
                            for k, v in enumerate(row)]
                 size = math.prod(len(c) for c in choices)
-                if len(expanded) + size > MAX_ROWS:
+                if len(expanded) + size > MAX_EXPANDED:
                     self.starred(scope, rows)
                     return
                 if size == 1:
@@ -310,7 +315,7 @@ class _Builder:
                     if v is not STAR:
                         hit &= col == v
                 allowed &= ~hit
-        self.table(scope, np.column_stack(cols)[allowed].tolist())
+        self.table(scope, np.column_stack(cols)[allowed])
 
     def form_allDifferent(self, terms, excepting) -> None:
         terms = [self.expression(t) for t in terms]
@@ -560,25 +565,27 @@ class _Builder:
     def starred(self, scope, rows) -> None:
         """A table with ``*`` rows, read as an automaton: the state after k positions
         is the set of rows still matching the prefix (numbered per position)."""
-        table = np.array([[-1 if v is STAR else 0 for v in row] for row in rows], np.int8)
+        if len(rows) > MAX_STARRED_ROWS:
+            raise Untranslatable(f"extension over {len(scope)} variables: {len(rows):,} starred "
+                                 f"rows, more than the {MAX_STARRED_ROWS:,} read as an automaton")
+        star = np.array([[v is STAR for v in row] for row in rows], bool)
         values = np.array([[0 if v is STAR else v for v in row] for row in rows], np.int64)
-        layer = {frozenset(range(len(rows))): 0}
+        layer = {np.arange(len(rows)).tobytes(): 0}
         moves, edges = [], 0
         for k, x in enumerate(scope):
             step, following = {}, {}
             for members, q in layer.items():
-                idx = np.fromiter(members, np.int64)
-                star = table[idx, k] == -1
+                idx = np.frombuffer(members, np.int64)
+                free = star[idx, k]
                 for u in self.values(x):
-                    kept = idx[star | (values[idx, k] == u)]
+                    kept = idx[free | (values[idx, k] == u)]
                     if len(kept):
-                        key = frozenset(kept.tolist())
-                        step[(q, u)] = following.setdefault(key, len(following))
-                edges += len(step)
-                if edges > MAX_ROWS:
+                        step[(q, u)] = following.setdefault(kept.tobytes(), len(following))
+                if edges + len(step) > MAX_ROWS:
                     raise Untranslatable(f"extension over {len(scope)} variables: its starred "
                                          f"rows make an automaton of more than {MAX_ROWS:,} "
                                          "steps")
+            edges += len(step)
             moves.append(step)
             layer = following
         self.layered(list(scope), 0, moves, set(layer.values()))

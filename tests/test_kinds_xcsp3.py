@@ -304,3 +304,58 @@ def test_compressed_files_and_folders_load_by_extension(tmp_path):
     assert (entry.id, entry.puzzle.family, entry.puzzle.kind) == ("Fam-1", "Fam", "xcsp3")
     [spec] = load_puzzles(f"xcsp3:{paths[1]}")
     assert spec.puzzle.instance.forms() == {"allEqual": 1}
+
+
+@pytest.mark.slow
+def test_a_folder_runs_end_to_end_grouped_by_family(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import pandas as pd
+
+    repo = Path(__file__).resolve().parents[1]
+    folder = tmp_path / "set"
+    folder.mkdir()
+    (folder / "Alpha-1.xml").write_text(xml(CASES["channel"][0]))
+    (folder / "Alpha-2.xml.lzma").write_bytes(lzma.compress(xml(CASES["lex"][0]).encode()))
+    (folder / "Beta-1.xml").write_text(xml("<nValues><list> x[] </list><condition> (eq,2) "
+                                           "</condition></nValues>"))
+    out = tmp_path / "run"
+    proc = subprocess.run([sys.executable, "run_compare.py", "--puzzles", str(folder),
+                           "--engines", "backtracking,cpsat", "--mode", "count", "--limit",
+                           "1000", "--repeat", "1", "--workers", "1", "--out", str(out),
+                           "--quiet"], cwd=repo, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "loaded: Beta-1: parsed in" in proc.stderr and "n/a: XCSP3 form nValues" in proc.stderr
+    frame = pd.read_csv(out / "results.csv")
+    assert set(frame["source"]) == {"Alpha", "Beta"}
+    assert set(frame["puzzle_id"]) == {"Alpha-1", "Alpha-2", "Beta-1"}
+    counts = frame[frame["puzzle_id"] != "Beta-1"].groupby("puzzle_id")["count"].agg(set)
+    assert counts.to_dict() == {"Alpha-1": {10}, "Alpha-2": {120}}
+    assert set(frame.loc[frame["puzzle_id"] == "Beta-1", "status"]) == {"unsupported"}
+    assert frame.loc[frame["puzzle_id"] != "Beta-1", "verified"].all()
+    summary = (out / "summary.md").read_text()
+    assert "## Per source" in summary and "| Alpha" in summary
+
+
+def test_a_solve_prints_the_answer_on_the_instance_names(tmp_path, capsys):
+    from compare.cli.solve import main as solve_main
+    path = tmp_path / "one.xml"
+    path.write_text(xml(CASES["instantiation"][0] + CASES["ordered-lengths"][0]))
+    assert solve_main(["--puzzle", str(path), "--engine", "cpsat", "--mode", "lexfirst"]) == 0
+    printed = capsys.readouterr().out
+    assert "x[0] 2\nx[1] 3\n" in printed
+
+
+@pytest.mark.datasets
+def test_competition_instances_are_solved_and_judged(tmp_path):
+    from compare.benchmark import DATASETS
+    folder = DATASETS / "xcsp3_2024_csp"
+    if not folder.is_dir():
+        pytest.skip("the XCSP3 competition set is not here")
+    for name in ("HyperSudoku-03_c24", "Pentominoes-03-20_c24", "PoolBallTriangle-05_c24"):
+        puzzle = load_file(str(folder / f"{name}.xml.lzma"))
+        model = puzzle.to_model()
+        result = engine_or_skip("cpsat", model, "first").solve(model, "first", 1, 60)
+        assert verify(puzzle, model, result)[0], (name, result.status, result.message)
