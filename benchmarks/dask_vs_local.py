@@ -1,5 +1,11 @@
 """The Dask executor against the local one, and where a Dask run would saturate.
 
+The local executor against a local:N cluster alone is the benchmark file
+``benchmarks/dask.toml`` (``python run_compare.py bench benchmarks/dask.toml``);
+this script adds a cluster already running and the scaling figures of the
+parts underneath (the store's rate, the parent's cost per result, Dask's
+cost per chunk). It imports the installed package (``pip install -e .``).
+
     python benchmarks/dask_vs_local.py                # 5,000 easy 9x9 puzzles, three ways
     python benchmarks/dask_vs_local.py --big 20000    # and a 20,000-puzzle Dask run
     python benchmarks/dask_vs_local.py --scaling      # and the zero-time-task figures
@@ -18,7 +24,6 @@ temporary folder that is removed afterwards.
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import socket
 import subprocess
@@ -28,18 +33,15 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from compare import run_comparison
+from compare.benchmark import DATASETS
+from compare.harness.runner import result_row
+from compare.harness.store import Store
+from compare.harness.tasks import PuzzleRecord, Task
+from engines import get_engine
+from puzzles.generator import full_grid
+from puzzles.sudoku import Sudoku
 
-from compare import run_comparison  # noqa: E402
-from compare.benchmark import DATASETS  # noqa: E402
-from compare.harness.runner import result_row  # noqa: E402
-from compare.harness.store import Store  # noqa: E402
-from compare.harness.tasks import PuzzleRecord, Task  # noqa: E402
-from engines import get_engine  # noqa: E402
-from puzzles.generator import full_grid  # noqa: E402
-from puzzles.sudoku import Sudoku  # noqa: E402
-
-REPO = Path(__file__).resolve().parents[1]
 EASY = DATASETS / "kaggle_1m_first9999.txt"
 MANY = DATASETS / "royle_17clue_49151.txt"
 # What every run computes, given explicitly: a run's defaults (repeats) may change.
@@ -51,8 +53,7 @@ def timed(label: str, folder: Path, puzzles, **settings) -> dict:
     comparison = run_comparison(puzzles, ["backtracking"], out=folder / label,
                                 **SETTINGS, **settings)
     call_s = time.perf_counter() - started
-    with Store(comparison.folder) as store:
-        run = store.meta("runs")[-1]
+    run = comparison.runs[-1]
     frame = comparison.results
     return {"run": label, "rows": len(frame), "distinct": frame["puzzle_id"].nunique(),
             "statuses": {k: int(v) for k, v in frame["status"].value_counts().items()}, "call_s": call_s,
@@ -67,8 +68,7 @@ def running_cluster(workers: int):
         sock.bind(("127.0.0.1", 0))
         address = f"tcp://127.0.0.1:{sock.getsockname()[1]}"
     dask = str(Path(sys.executable).parent / "dask")
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    quiet = dict(env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     local = ["--host", "127.0.0.1", "--no-dashboard", "--dashboard-address", "127.0.0.1:0"]
     procs = [subprocess.Popen([dask, "scheduler", "--port", address.rsplit(":", 1)[1], *local],
                               **quiet)]

@@ -1,5 +1,12 @@
 """Benchmark of the numba kernel (``engines/backtracking/numba_kernel.py``), warm, in one process.
 
+The same comparisons through the harness (every task in a worker, every
+answer checked, the figures from the stored results) are the benchmark file
+``benchmarks/numba.toml`` (``python run_compare.py bench benchmarks/numba.toml``);
+this script adds what only one process can measure: the kernel call's own
+rate, its node counts against the Python seed, and the compile cost. It
+imports the installed package (``pip install -e .``).
+
 A numba time is the wall time of one ``numba_kernel.solve`` call as an engine
 would make it: the givens tuple of the model in, value tuples out (so the
 Python-side conversion is included; building the ``Model`` is not). CP-SAT
@@ -36,11 +43,8 @@ import sys
 import tempfile
 import time
 from datetime import datetime
-from pathlib import Path
 
 IMPORTS_FROM = time.perf_counter()   # the compile part's probe times the imports below
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
 
 from compare.judge.checker import check  # noqa: E402
 from engines import get_engine  # noqa: E402

@@ -1,14 +1,16 @@
 """Benchmarks as data: a TOML file of parts, each one comparison run, then bench.md.
 
     from compare.benchmark import run_benchmark
-    run = run_benchmark("benchmarks/sudoku.toml", parts=["9x9"], quick=True)
+    run = run_benchmark("benchmarks/sudoku.toml", parts=["lexfirst"], quick=True)
     run.text            # bench.md, also written to run.folder / "bench.md"
     run.outcomes        # per part: its folder and whether every answer held
 
 The file (default ``<repo>/benchmarks/sudoku.toml``) names the dataset
-groups, and for each part its engines, mode, puzzles, sample, limit, repeat,
-baseline, quick-scale overrides and target; docs/performance/README.md
-describes the format. Parts run in the file's order. Each part goes through
+groups, and for each part its engines (and how the report labels them),
+mode, puzzles, sample, limit, repeat, baseline, run settings, quick-scale
+overrides and target; docs/performance/README.md describes the format. The
+report's headings and columns come from the file: nothing here knows an
+engine or a puzzle set by name. Parts run in the file's order. Each part goes through
 ``compare.api.run_comparison`` as ``python run_compare.py`` would (its
 command is in its summary.md), so every answer is checked and cross-checked,
 and the results land in ``OUT/<part>/``. ``run_compare.py bench`` is a thin
@@ -20,7 +22,7 @@ import shutil
 import sys
 import time
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -40,12 +42,20 @@ from puzzles.reading import read_text
 REPO = Path(__file__).resolve().parents[1]
 DATASETS = REPO.parent / "shared" / "datasets"
 DEFAULT_FILE = REPO / "benchmarks" / "sudoku.toml"
-COUNTER = "backtracking"            # counts solutions while generating puzzles
 PLOTS = ("cactus.png", "scatter.png")
-TIMEOUT_OPTIONS = ("--timeout", "--big-timeout")
-TARGETS = {"ratio": {"mean": float, "max": float}, "lexfirst": {"within": float, "against": str},
-           "overhead": {"factor": float, "slack": float}, "coverage": {"scaling_with": str},
-           "none": {}}
+# Limit groups: the parts of a group take one override (``run_benchmark``'s
+# ``timeout`` for "default", ``big_timeout`` for "big").
+TIMEOUT_GROUPS = ("default", "big")
+# Target kinds, their keys and which of them must be given.
+TARGETS = {"ratio": ({"engine": str, "mean": float, "max": float}, ()),
+           "lexfirst": ({"within": float, "against": str}, ("within", "against")),
+           "overhead": ({"factor": float, "slack": float}, ("factor", "slack")),
+           "coverage": ({"engine": str, "scaling_with": str}, ()),
+           "wall": ({"against": str, "within": float}, ("against",)),
+           "throughput": ({}, ()),
+           "none": ({}, ())}
+# Settings a part may give its run, beyond those every part has.
+RUN_SETTINGS = {"executor": str, "cluster": str, "chunk": int, "workers": int}
 # What became of a part: every answer held, or not, or it could not run.
 VERIFIED, WRONG, BAD_INPUT, NOT_STARTED = "verified", "wrong", "bad input", "not started"
 
@@ -59,6 +69,7 @@ class Generated:
     size: int
     count: int
     clues: int
+    counter: str = ""           # the engine that proves uniqueness ("" = the part's first)
 
 
 @dataclass(frozen=True)
@@ -72,12 +83,26 @@ class Part:
     timeout: float
     repeat: int = 1
     baseline: str | None = None
-    timeout_option: str = "--timeout"
+    timeout_group: str = "default"
     repeatable: bool = False             # the file sets ``repeat``: --repeat applies
     embedded: tuple[str, ...] = ()
     generated: Generated | None = None
     target: dict = field(default_factory=lambda: {"kind": "none"})
     quick: dict = field(default_factory=dict)
+    title: str = ""                      # the report's heading for the part ("" = made up)
+    labels: dict = field(default_factory=dict)      # engine spec -> name in the report
+    settings: dict = field(default_factory=dict)    # RUN_SETTINGS for its run
+
+    def label(self, engine: str) -> str:
+        """How the report names an engine of this part."""
+        return self.labels.get(engine, engine)
+
+    @property
+    def subject(self) -> str:
+        """The engine the part's target is about: the target's, else the first
+        engine other than the baseline."""
+        return self.target.get("engine") or next(
+            (e for e in self.engines if e != self.baseline), self.engines[0])
 
 
 @dataclass(frozen=True)
@@ -118,8 +143,8 @@ def run_benchmark(file: Path | str | None = None, *, parts: list[str] | None = N
     Raises ``BenchmarkError`` before anything runs when the file, the parts,
     the datasets or ``out`` are wrong. A part that cannot run (bad input, no
     worker) ends the benchmark there, with ``text`` None; wrong answers do
-    not. ``timeout``/``big_timeout`` replace the limits of the parts whose
-    ``timeout_option`` names them; ``repeat`` applies to parts that set one.
+    not. ``timeout``/``big_timeout`` replace the limits of the parts in the
+    "default"/"big" ``timeout_group``; ``repeat`` applies to parts that set one.
     """
     started = time.perf_counter()
     spec = load(Path(file) if file is not None else _default_file())
@@ -132,7 +157,7 @@ def run_benchmark(file: Path | str | None = None, *, parts: list[str] | None = N
         raise BenchmarkError(str(err)) from None
     files = dataset_files(spec, Path(datasets), chosen)
     _make(folder)
-    scale = {"quick": quick, "timeout": timeout, "big_timeout": big_timeout,
+    scale = {"quick": quick, "timeouts": {"default": timeout, "big": big_timeout},
              "repeat": repeat, "seed": seed}
     outcomes: list[Outcome] = []
     for part in chosen:
@@ -141,7 +166,7 @@ def run_benchmark(file: Path | str | None = None, *, parts: list[str] | None = N
         if outcomes[-1].status not in (VERIFIED, WRONG):
             return BenchmarkRun(folder, outcomes, None)
     text = report(outcomes, command or "python run_compare.py bench",
-                  time.perf_counter() - started, spec.title)
+                  time.perf_counter() - started, spec.title, _libraries(chosen))
     (folder / "bench.md").write_text(text, encoding="utf-8")
     if publish_to is not None:
         publish(folder, Path(publish_to), outcomes)
@@ -182,11 +207,12 @@ def load(path: Path) -> Benchmark:
     return Benchmark(path, data.get("title", "Benchmark"), datasets, tuple(parts))
 
 
-PART_KEYS = {"name": str, "engines": list, "mode": str, "puzzles": list, "sample": int,
-             "timeout": float, "repeat": int, "baseline": str, "timeout_option": str,
-             "embedded": list, "generated": dict, "target": dict, "quick": dict}
+PART_KEYS = {"name": str, "title": str, "engines": list, "labels": dict, "mode": str,
+             "puzzles": list, "sample": int, "timeout": float, "repeat": int, "baseline": str,
+             "timeout_group": str, "settings": dict, "embedded": list, "generated": dict,
+             "target": dict, "quick": dict}
 QUICK_KEYS = {"sample": int, "timeout": float, "generated": dict}
-GENERATED_KEYS = {"size": int, "count": int, "clues": int}
+GENERATED_KEYS = {"size": int, "count": int, "clues": int, "counter": str}
 
 
 def _part(where: "_Where", raw, i: int, datasets: dict) -> Part:
@@ -203,9 +229,13 @@ def _part(where: "_Where", raw, i: int, datasets: dict) -> Part:
     baseline = raw.get("baseline")
     if baseline is not None and baseline not in engines_:
         where.fail(f"{at}.baseline", f"{baseline!r} is not one of its engines")
-    option = raw.get("timeout_option", "--timeout")
-    if option not in TIMEOUT_OPTIONS:
-        where.fail(f"{at}.timeout_option", f"choose from {', '.join(TIMEOUT_OPTIONS)}")
+    group = raw.get("timeout_group", "default")
+    if group not in TIMEOUT_GROUPS:
+        where.fail(f"{at}.timeout_group", f"choose from {', '.join(TIMEOUT_GROUPS)}")
+    labels = dict(raw.get("labels", {}))
+    where.keys(labels, f"{at}.labels", {e: str for e in engines_})
+    settings = dict(raw.get("settings", {}))
+    where.keys(settings, f"{at}.settings", RUN_SETTINGS)
     for key in ("sample", "timeout", "repeat"):
         if key in raw:
             try:
@@ -216,26 +246,30 @@ def _part(where: "_Where", raw, i: int, datasets: dict) -> Part:
     kind = target.get("kind")
     if kind not in TARGETS:
         where.fail(f"{at}.target.kind", f"choose from {', '.join(TARGETS)}")
-    where.keys(target, f"{at}.target", {"kind": str, **TARGETS[kind]},
-               required=("kind", *(k for k in TARGETS[kind] if k != "scaling_with")))
+    keys, required = TARGETS[kind]
+    where.keys(target, f"{at}.target", {"kind": str, **keys}, required=("kind", *required))
     if kind in ("ratio", "coverage") and (baseline is None or len(engines_) < 2):
         where.fail(f"{at}.target", f"a {kind} target needs two engines and a baseline")
+    if kind == "ratio" and not {"mean", "max"} & set(target):
+        where.fail(f"{at}.target", "a ratio target needs mean, max or both")
+    if target.get("engine", engines_[0]) not in engines_:
+        where.fail(f"{at}.target.engine", f"{target['engine']!r} is not one of its engines")
     quick = dict(raw.get("quick", {}))
     where.keys(quick, f"{at}.quick", QUICK_KEYS)
     generated = _generated_spec(where, raw.get("generated"), f"{at}.generated")
     if "generated" in quick:
         quick["generated"] = _generated_spec(where, quick["generated"], f"{at}.quick.generated")
     return Part(raw["name"], engines_, raw.get("mode", "first"), puzzles, raw.get("sample"),
-                float(raw["timeout"]), raw.get("repeat", 1), baseline, option, "repeat" in raw,
+                float(raw["timeout"]), raw.get("repeat", 1), baseline, group, "repeat" in raw,
                 tuple(where.strings(raw.get("embedded", []), f"{at}.embedded")), generated,
-                target, quick)
+                target, quick, raw.get("title", ""), labels, settings)
 
 
 def _generated_spec(where: "_Where", raw, at: str) -> Generated | None:
     if raw is None:
         return None
-    where.keys(raw, at, GENERATED_KEYS, required=tuple(GENERATED_KEYS))
-    return Generated(raw["size"], raw["count"], raw["clues"])
+    where.keys(raw, at, GENERATED_KEYS, required=("size", "count", "clues"))
+    return Generated(raw["size"], raw["count"], raw["clues"], raw.get("counter", ""))
 
 
 class _Where:
@@ -312,12 +346,11 @@ def dataset_files(spec: Benchmark, folder: Path, parts: list[Part]) -> dict[str,
 
 
 def resolved(part: Part, spec: Benchmark, files: dict[str, Path], out: Path, *,
-             quick: bool = False, timeout: float | None = None,
-             big_timeout: float | None = None, repeat: int | None = None,
+             quick: bool = False, timeouts: dict | None = None, repeat: int | None = None,
              seed: int = 0) -> Part:
     """The part as it runs: scale, limits, dataset paths and generated inputs applied."""
     scale = part.quick if quick else {}
-    flag = big_timeout if part.timeout_option == "--big-timeout" else timeout
+    flag = (timeouts or {}).get(part.timeout_group)
     puzzles = []
     for item in part.puzzles:
         if item in spec.datasets:
@@ -328,17 +361,18 @@ def resolved(part: Part, spec: Benchmark, files: dict[str, Path], out: Path, *,
     puzzles += [str(DATA / name) for name in part.embedded]
     generated = scale.get("generated", part.generated)
     if generated is not None:
-        puzzles.append(_generate(generated, part.name, out, seed))
+        puzzles.append(_generate(generated, generated.counter or part.engines[0], part.name,
+                                 out, seed))
     repeats = repeat if part.repeatable and repeat else part.repeat
-    return Part(part.name, part.engines, part.mode, tuple(puzzles),
-                scale.get("sample", part.sample), flag or float(scale.get("timeout", part.timeout)),
-                repeats, part.baseline, part.timeout_option, part.repeatable, part.embedded,
-                generated, part.target, part.quick)
+    return replace(part, puzzles=tuple(puzzles), sample=scale.get("sample", part.sample),
+                   timeout=flag or float(scale.get("timeout", part.timeout)), repeat=repeats,
+                   generated=generated)
 
 
-def _generate(spec: Generated, part: str, out: Path, seed: int) -> str:
+def _generate(spec: Generated, counter: str, part: str, out: Path, seed: int) -> str:
     """Puzzles generated now (seeded) into OUT/inputs."""
-    found = generate(spec.size, spec.count, spec.clues, seed + 1, engines.solution_counter(COUNTER))
+    found = generate(spec.size, spec.count, spec.clues, seed + 1,
+                     engines.solution_counter(counter))
     path = out / "inputs" / f"gen-{spec.size}x{spec.size}.txt"
     path.parent.mkdir(exist_ok=True)
     if path.exists():
@@ -359,7 +393,7 @@ def run_part(part: Part, out: Path, *, workers: int = 2, seed: int = 0,
     try:
         comparison = run_comparison(
             part.puzzles, list(part.engines), mode=part.mode, timeout=part.timeout,
-            workers=workers, seed=seed, sample=part.sample, repeat=part.repeat,
+            **{"workers": workers, **part.settings}, seed=seed, sample=part.sample, repeat=part.repeat,
             out=folder, baseline=part.baseline, progress=not quiet, announce=not quiet,
             command=f"python run_compare.py bench --parts {part.name}")
     except Interrupted:
@@ -374,37 +408,62 @@ def run_part(part: Part, out: Path, *, workers: int = 2, seed: int = 0,
 
 # ----- bench.md ---------------------------------------------------------------------
 def _tasks(outcome: Outcome):
-    """A part's tasks in the order its puzzles and engines were given, not finish order."""
+    """A part's tasks in the order its puzzles and engines were given, not finish
+    order; its run records, settings and stored results."""
     with Store(outcome.folder) as store:
         frame, runs, config = store.frame(), store.meta("runs", []), store.meta("config", {})
         puzzles = {pid: i for i, pid in enumerate(store.puzzles())}
     engines = {label: i for i, label in enumerate(config.get("engines_run", []))}
     tasks = summary.per_task(frame)
     rank = tasks["puzzle_id"].map(puzzles) * len(engines) + tasks["engine"].map(engines)
-    return tasks.iloc[rank.argsort(kind="stable")].reset_index(drop=True), runs, config
+    return tasks.iloc[rank.argsort(kind="stable")].reset_index(drop=True), runs, config, frame
 
 
 def report(outcomes: list[Outcome], command: str, total_s: float,
-           title: str = "Benchmark") -> str:
+           title: str = "Benchmark", libraries: dict[str, str] | None = None) -> str:
     """bench.md: the targets per part, the machine, and how long everything took."""
     data = {o.part.name: (o, *_tasks(o)) for o in outcomes}
     parts = [f"# {title}", "", f"- command: `{command.strip()}`"]
-    parts += [f"- {line}" for line in bench.machine_lines()]
+    parts += [f"- {line}" for line in bench.machine_lines(libraries or {})]
     parts += [f"- benchmark time: {total_s:.0f} s in all ("
               + ", ".join(f"{o.part.name} {o.seconds:.0f} s" for o in outcomes) + ")", ""]
-    sections = {"ratio": _ratio_section, "lexfirst": _lex_section,
-                "overhead": _overhead_section, "coverage": _big_section, "none": _plain_section}
+    sections = {"ratio": _ratio_section, "lexfirst": _lex_section, "wall": _wall_section,
+                "overhead": _overhead_section, "coverage": _big_section,
+                "throughput": _throughput_section, "none": _plain_section}
     for o in outcomes:
         parts += sections[o.part.target["kind"]](data[o.part.name], data) + [""]
     parts += ["## Parts", "", "Each part is one comparison run; its folder holds "
               "results.csv, results.sqlite, summary.md (with verdicts) and plots.", ""]
-    for o, _, _, config in data.values():
+    for o, _, _, config, _ in data.values():
         verdict = {VERIFIED: "all answers verified, engines agree",
                    WRONG: "WRONG ANSWERS OR DISAGREEMENTS (see its summary.md)"}.get(o.status, "?")
         parts.append(f"- `{o.part.name}/`: {verdict}; {o.seconds:.0f} s; "
                      f"`{config.get('command', '')}`")
-    parts += ["", "## Definitions", "", bench.definitions([o.part.target for o in outcomes]), ""]
+    parts += ["", "## Definitions", "", bench.definitions([_terms(o.part) for o in outcomes]), ""]
     return "\n".join(parts)
+
+
+def _libraries(parts: list[Part]) -> dict[str, str]:
+    """The libraries of the engines the parts ran, with their versions."""
+    found = {}
+    for spec in dict.fromkeys(e for p in parts for e in p.engines):
+        try:
+            engine = engines.get_engine(spec)
+        except ValueError:
+            continue
+        if engine.library:
+            found[engine.library] = engine.version()
+    return found
+
+
+def _terms(part: Part) -> dict:
+    """A part's target with the names the report gives its engines."""
+    return {**part.target, "name": part.name, "engine": part.label(part.subject),
+            "baseline": part.label(part.baseline or "")}
+
+
+def _heading(part: Part, made_up: str) -> str:
+    return f"## {part.title or made_up}"
 
 
 def _plot_files(folder: Path) -> list[str]:
@@ -416,29 +475,26 @@ def _plots(name: str, folder: Path) -> list[str]:
     return [f"![{name} {png[:-4]}]({name}/{png})" for png in _plot_files(folder)]
 
 
-def _fast(part: Part) -> str:
-    """The engine a part's targets are about: its first one other than the baseline."""
-    return next(e for e in part.engines if e != part.baseline)
-
-
 def _other(data: dict, name: str | None):
     """The tasks of the part a target compares with, when it ran in this invocation."""
     return data[name][1] if name in data else None
 
 
 def _ratio_section(mine, data) -> list[str]:
-    outcome, tasks, _, _ = mine
+    outcome, tasks, *_ = mine
     part, target = outcome.part, outcome.part.target
-    table = bench.ratio_table(tasks, _fast(part), part.baseline, target["mean"], target["max"])
-    met = int(table["mean_pass"].sum() + table["max_pass"].sum())
+    engine, baseline = part.subject, part.baseline
+    table = bench.ratio_table(tasks, engine, baseline, target.get("mean"), target.get("max"))
+    columns = bench.ratio_columns(part.label(engine), part.label(baseline), target.get("mean"),
+                                  target.get("max"))
+    verdicts = [c for c in ("mean_pass", "max_pass") if c in columns]
+    met = int(sum(table[c].sum() for c in verdicts))
     sampled = f", samples of {part.sample} from the big sets" if part.sample else ""
-    against = ("fast against CP-SAT" if (_fast(part), part.baseline) == ("backtracking", "cpsat")
-               else f"{_fast(part)} against {part.baseline}")
-    return [f"## {part.name}: {against} (mode {part.mode}, limit {part.timeout:g} s"
-            f"{sampled}{_repeats(outcome)})", "",
-            bench.markdown(bench.shown(table, bench.RATIO_COLUMNS,
-                                       bench.ratio_headers(target["mean"]))), "",
-            f"Targets met: {met} of {2 * len(table)}.", "", *_plots(part.name, outcome.folder)]
+    return [_heading(part, f"{part.name}: {part.label(engine)} against {part.label(baseline)}")
+            + f" (mode {part.mode}, limit {part.timeout:g} s{sampled}{_repeats(outcome)})", "",
+            bench.markdown(bench.shown(table, columns)), "",
+            f"Targets met: {met} of {len(verdicts) * len(table)}.", "",
+            *_plots(part.name, outcome.folder)]
 
 
 def _repeats(outcome: Outcome) -> str:
@@ -447,25 +503,27 @@ def _repeats(outcome: Outcome) -> str:
 
 
 def _lex_section(mine, data) -> list[str]:
-    outcome, tasks, _, _ = mine
+    outcome, tasks, *_ = mine
     part, target = outcome.part, outcome.part.target
-    table = bench.lexfirst_table(tasks, _other(data, target["against"]), part.engines[0],
+    table = bench.lexfirst_table(tasks, _other(data, target["against"]), part.subject,
                                  target["within"])
-    return [f"## {part.name}: fast in BOJ 2239 mode (limit {part.timeout:g} s"
-            f"{_repeats(outcome)})", "",
-            bench.markdown(bench.shown(table, bench.LEX_COLUMNS,
-                                       bench.lex_headers(target["against"], target["within"])))]
+    return [_heading(part, f"{part.name}: {part.label(part.subject)} in mode {part.mode}")
+            + f" (limit {part.timeout:g} s{_repeats(outcome)})", "",
+            bench.markdown(bench.shown(table, bench.lex_columns(target["against"],
+                                                                target["within"])))]
 
 
 def _overhead_section(mine, data) -> list[str]:
-    outcome, _, runs, _ = mine
-    target = outcome.part.target
+    outcome, _, runs, *_ = mine
+    part, target = outcome.part, outcome.part.target
+    heading = _heading(part, f"{part.name}: harness overhead")
     if not runs:
-        return ["## Harness overhead", "", "No run record."]
+        return [heading, "", "No run record."]
     o = bench.overhead(runs[-1], target["factor"], target["slack"])
-    sources = ", ".join(Path(p).stem for p in outcome.part.puzzles)
-    return ["## Harness overhead", "",
-            f"{o['tasks']} easy puzzles ({sources}), fast, {o['workers']} workers: run phase "
+    sources = ", ".join(Path(p).stem for p in part.puzzles)
+    return [heading, "",
+            f"{o['tasks']} puzzles ({sources}), {part.label(part.subject)}, {o['workers']} "
+            f"workers: run phase "
             f"{o['wall_s']:.2f} s wall; task times sum to {o['task_s']:.2f} s, "
             f"/{o['workers']} = {o['ideal_s']:.2f} s; limit "
             f"{target['factor']} x {o['ideal_s']:.2f} + {target['slack']:g} = "
@@ -473,18 +531,49 @@ def _overhead_section(mine, data) -> list[str]:
             f"(loading, run, checking, report and plots) took {outcome.seconds:.2f} s."]
 
 
+def _wall_section(mine, data) -> list[str]:
+    """This part's run against another's on the same tasks: the whole run's wall
+    time and the time after the first result (workers warm)."""
+    outcome, _, runs, *_ = mine
+    part, target = outcome.part, outcome.part.target
+    other = data.get(target["against"])
+    rows = [(part.name, part.settings, runs)] + (
+        [(target["against"], other[0].part.settings, other[2])] if other else [])
+    table = bench.wall_table(rows, target.get("within"))
+    return [_heading(part, f"{part.name}: wall time against {target['against']}")
+            + f" (limit {part.timeout:g} s)", "",
+            bench.markdown(bench.shown(table, bench.wall_columns(target["against"],
+                                                                 target.get("within"))))]
+
+
+def _throughput_section(mine, data) -> list[str]:
+    """Puzzles per second of each engine by its own clocks and by the wall: the
+    run's results from the first to the last, and the whole part (workers'
+    start-up and warm-up too)."""
+    outcome, _, runs, _, frame = mine
+    part = outcome.part
+    run = runs[-1] if runs else {}
+    table = bench.throughput(frame, run, outcome.seconds, part.labels)
+    workers = run.get("workers", "?")
+    return [_heading(part, f"{part.name}: throughput")
+            + f" ({workers} worker{'s' if workers != 1 else ''}, limit {part.timeout:g} s)", "",
+            bench.markdown(table)]
+
+
 def _big_section(mine, data) -> list[str]:
-    outcome, tasks, _, _ = mine
+    outcome, tasks, *_ = mine
     part = outcome.part
     with_ = part.target.get("scaling_with")
     first = _other(data, with_)
-    missing = bench.not_covered(tasks, _fast(part), part.baseline)
+    engine, baseline = part.label(part.subject), part.label(part.baseline)
+    missing = bench.not_covered(tasks, part.subject, part.baseline)
     sized = tasks if first is None else _concat(first, tasks)
-    check = ("PASS: the backtracker solved every puzzle CP-SAT solved" if not missing else
-             f"FAIL: CP-SAT solved {len(missing)} puzzle(s) the backtracker did not: "
+    check = (f"PASS: {engine} solved every puzzle {baseline} solved" if not missing else
+             f"FAIL: {baseline} solved {len(missing)} puzzle(s) {engine} did not: "
              + ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else ""))
-    return [f"## Larger grids: time per puzzle against size (limit {part.timeout:g} s"
-            + ("" if first is None else f"; 9x9 rows from the {with_} part") + ")", "",
+    return [_heading(part, f"{part.name}: time per puzzle against size")
+            + f" (limit {part.timeout:g} s"
+            + ("" if first is None else f"; with the rows of the {with_} part") + ")", "",
             bench.scaling_markdown(bench.scaling_table(sized, ["size"])), "",
             "Per dataset:", "",
             bench.scaling_markdown(bench.scaling_table(tasks, ["source", "size"])), "",
@@ -493,10 +582,10 @@ def _big_section(mine, data) -> list[str]:
 
 def _plain_section(mine, data) -> list[str]:
     """A part without a target: its times per dataset and engine."""
-    outcome, tasks, _, _ = mine
+    outcome, tasks, *_ = mine
     part = outcome.part
-    return [f"## {part.name}: {', '.join(part.engines)} (mode {part.mode}, limit "
-            f"{part.timeout:g} s{_repeats(outcome)})", "",
+    return [_heading(part, f"{part.name}: {', '.join(part.engines)}")
+            + f" (mode {part.mode}, limit {part.timeout:g} s{_repeats(outcome)})", "",
             bench.scaling_markdown(bench.scaling_table(tasks, ["source", "size"])), "",
             *_plots(part.name, outcome.folder)]
 

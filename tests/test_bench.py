@@ -56,7 +56,7 @@ def test_an_unsolved_task_fails_the_targets_and_counts_at_the_limit():
     row = bench.ratio_table(tasks([("a", "a:1", "fast", None), ("a", "a:1", "cp", 12.0),
                                    ("a", "a:2", "fast", 0.1), ("a", "a:2", "cp", 40.0)]),
                             "fast", "cp", 0.33, 1.0).iloc[0]
-    assert row["fast_max"] == 10.0 and row["unsolved"] == "1/0"
+    assert row["max"] == 10.0 and row["unsolved"] == "1/0"
     assert row["mean_ratio"] < 0.33 and row["max_ratio"] < 1       # the ratios alone would pass
     assert (row["mean_pass"], row["max_pass"]) == (False, False)
 
@@ -89,6 +89,48 @@ def test_overhead_limit_is_a_quarter_over_the_ideal_plus_five_seconds():
     assert not bench.overhead(late, 1.25, 5.0)["pass"]
 
 
+def test_the_columns_are_named_from_the_file_and_only_set_targets_get_a_verdict():
+    table = bench.ratio_table(tasks([("a", "a:1", "mine", 0.1), ("a", "a:1", "ref", 1.0)]),
+                              "mine", "ref", 0.01, None)
+    columns = bench.ratio_columns("numba", "CP-SAT", 0.01, None)
+    shown = bench.shown(table, columns)
+    assert list(shown.columns) == ["dataset", "puzzles", "numba mean", "CP-SAT mean",
+                                   "mean ratio", "mean <= 0.01x", "numba max", "CP-SAT max",
+                                   "max ratio", "unsolved (numba/CP-SAT)"]
+    assert shown.iloc[0]["mean <= 0.01x"] == "FAIL" and table["max_pass"].isna().all()
+    said = bench.definitions([{"kind": "ratio", "name": "nine", "engine": "numba",
+                               "baseline": "CP-SAT", "max": 0.1}])
+    assert "nine targets, per dataset: numba's maximum <= 0.1 x CP-SAT's maximum." in said
+    assert "mean <=" not in said
+
+
+def test_the_wall_table_sets_each_run_against_the_last():
+    runs = {"dask": [{"tasks": 10, "wall_s": 3.0, "first_s": 1.0, "parent_cpu_s": 0.1}],
+            "local": [{"tasks": 10, "wall_s": 6.0, "first_s": 2.0, "parent_cpu_s": 0.2}]}
+    table = bench.wall_table([("dask", {"executor": "dask"}, runs["dask"]),
+                              ("local", {}, runs["local"])], 0.9)
+    assert table["wall_ratio"].tolist() == [0.5, 1.0]
+    assert table["after_first_ratio"].tolist() == [0.5, 1.0]
+    assert table["pass"].tolist() == [True, False]
+    assert table["settings"].tolist() == ["executor=dask", "local"]
+
+
+def test_the_benchmark_code_names_no_engine_and_no_puzzle_set():
+    """Engines, labels, sets and limits are the files' to name."""
+    for path in (REPO / "compare" / "benchmark.py", REPO / "compare" / "reporting" / "bench.py"):
+        code = path.read_text()
+        for word in ("cpsat", "CP-SAT", "backtrack", "fast", "BOJ", "ortools", "9x9",
+                     "--big-timeout"):
+            assert word not in code, f"{path.name}: {word}"
+
+
+def test_every_benchmark_file_loads():
+    files = sorted((REPO / "benchmarks").glob("*.toml"))
+    assert len(files) >= 3
+    for path in files:
+        assert benchmark.load(path).parts
+
+
 def test_a_sample_depends_on_the_file_name_not_its_folder():
     items = [(f"{folder}/set.txt", i) for folder in ("x", "y/z") for i in range(50)]
     picked = sample_per_origin(items, 5, seed=3)
@@ -111,21 +153,28 @@ def test_the_default_file_describes_the_benchmark_as_the_constants_did():
                              "big": tuple(f"{s}.txt" for s in BIG)}
     nine, lex, over, big = spec.parts
     both, fast = ("backtracking", "cpsat"), ("backtracking",)
-    got = [(p.engines, p.mode, p.puzzles, p.sample, p.timeout, p.baseline, p.timeout_option,
+    got = [(p.engines, p.mode, p.puzzles, p.sample, p.timeout, p.baseline, p.timeout_group,
             p.repeatable) for p in spec.parts]
-    assert got == [(both, "first", ("nine",), 1000, 10.0, "cpsat", "--timeout", True),
-                   (fast, "lexfirst", ("nine",), 1000, 10.0, None, "--timeout", True),
-                   (fast, "first", ("easy",), 5000, 10.0, None, "--timeout", False),
-                   (both, "first", ("big",), None, 20.0, "cpsat", "--big-timeout", False)]
+    assert got == [(both, "first", ("nine",), 1000, 10.0, "cpsat", "default", True),
+                   (fast, "lexfirst", ("nine",), 1000, 10.0, None, "default", True),
+                   (fast, "first", ("easy",), 5000, 10.0, None, "default", False),
+                   (both, "first", ("big",), None, 20.0, "cpsat", "big", False)]
     assert nine.target == {"kind": "ratio", "mean": 0.33, "max": 1.0}
     assert lex.target == {"kind": "lexfirst", "within": 3.0, "against": "9x9"}
     assert over.target == {"kind": "overhead", "factor": 1.25, "slack": 5.0}
     assert big.target == {"kind": "coverage", "scaling_with": "9x9"}
     assert big.embedded == ("gen-16x16-easy.txt", "gen-16x16-hard.txt")
-    assert big.generated == benchmark.Generated(25, 4, 340)
+    assert big.generated == benchmark.Generated(25, 4, 340, "backtracking")
     assert [p.quick.get("sample") for p in spec.parts] == [8, 8, 200, 2]
     assert {p.quick["timeout"] for p in spec.parts} == {5.0}
     assert big.quick["generated"] == benchmark.Generated(25, 1, 420)
+
+
+def test_failed_targets_are_counted_from_bench_md():
+    text = ("| a | PASS | FAIL |\n| b | FAIL | FAIL |\n**PASS**\n**FAIL**\n"
+            "**FAIL: CP-SAT solved 2 puzzle(s) the backtracker did not: x, y.**")
+    assert bench_cli.failed_targets(text) == 5
+    assert bench_cli.failed_targets("| a | PASS | PASS |\n**PASS: all solved.**") == 0
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -181,7 +230,11 @@ def test_the_python_api_runs_a_file_and_says_what_became_of_each_part(tmp_path):
     (TINY.replace('timeout = 5', 'timeout = "5"'), "parts[0].timeout: must be a number"),
     (TINY.replace('engines = ["backtracking"]', 'engines = "backtracking"'),
      "parts[0].engines: must be a list"),
-    (TINY + "target = {kind = 'ratio', mean = 0.5}\n", "parts[0].target.max: missing"),
+    (TINY + "target = {kind = 'lexfirst', within = 3.0}\n", "parts[0].target.against: missing"),
+    (TINY + "target = {kind = 'ratio', mean = 0.5}\n", "needs two engines and a baseline"),
+    (TINY + "labels = {cpsat = 'CP-SAT'}\n", "parts[0].labels.cpsat: unknown key"),
+    (TINY + "timeout_group = 'huge'\n", "parts[0].timeout_group: choose from default, big"),
+    (TINY + "settings = {memory = 3}\n", "parts[0].settings.memory: unknown key"),
     ("title = 'x'\n", "parts: missing"),
 ])
 def test_a_malformed_file_is_one_line_naming_it_and_exit_2(tmp_path, capsys, text, message):
@@ -284,14 +337,16 @@ def test_quick_benchmark_runs_every_part_verifies_and_publishes(tmp_path):
          str(datasets), "--out", str(out), "--publish", str(docs)],
         cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO)), capture_output=True,
         text=True, timeout=240)
-    assert proc.returncode == 0, proc.stderr
     text = (out / "bench.md").read_text()
+    failed = bench_cli.failed_targets(text)
+    assert proc.returncode == (5 if failed else 0), proc.stderr      # a missed target fails
+    assert (f"FAIL: {failed} target(s) not met" in proc.stderr) == bool(failed)
     for heading in ("## 9x9", "## lexfirst", "## Harness overhead", "## Larger grids"):
         assert heading in text
     met = re.search(r"Targets met: (\d+) of 10\.", text)       # each target has a verdict
     assert met, text
     assert text.count("| PASS |") + text.count("| FAIL |") >= 10
-    assert "9x9 rows from the 9x9 part" in text
+    assert "with the rows of the 9x9 part" in text
     engines = {"9x9": {"backtracking", "cpsat"}, "lexfirst": {"backtracking"},
                "overhead": {"backtracking"}, "big": {"backtracking", "cpsat"}}
     for part, expected in engines.items():

@@ -1,11 +1,11 @@
 """The benchmark's figures, read from the results of its parts.
 
 Each part of ``run_compare.py bench`` is an ordinary comparison run with its
-own folder (results.sqlite, summary.md, plots), so every answer was checked
-and cross-checked there. This module turns the parts' per-task tables into the
-benchmark's targets and writes ``bench.md``.
-
-The definitions are ``DEFINITIONS``, also written into bench.md.
+own folder (results.sqlite, summary.md, plots), so every answer was checked and
+cross-checked there. This module turns the parts' per-task tables into the
+benchmark's targets. It knows no engine by name: the engines, the names the
+report gives them and the targets come from the benchmark file, and every
+table's headers are made from them.
 """
 from __future__ import annotations
 
@@ -23,21 +23,22 @@ COMMON = """\
   time; a target about an engine fails whenever that engine left a task
   unsolved;"""
 TARGET_LINES = {
-    "ratio": """\
-* {name} targets, per dataset: fast's mean <= {mean:g} x CP-SAT's mean, fast's
-  maximum <= {max:g} x CP-SAT's maximum;""",
+    "mean": "{engine}'s mean <= {mean:g} x {baseline}'s mean",
+    "max": "{engine}'s maximum <= {max:g} x {baseline}'s maximum",
     "lexfirst": """\
-* lexfirst targets, per dataset: no unsolved task, and the mean within {within:g} x
-  fast's mean in ``first`` mode in the same invocation;""",
+* {name} targets, per dataset: no unsolved task, and the mean within {within:g} x
+  {engine}'s mean in ``first`` mode in the {against} part of the same invocation;""",
     "coverage": """\
-* larger grids: the backtracker solves every puzzle CP-SAT solves;
-  scaling times are over solved tasks;""",
+* {name}: {engine} solves every puzzle {baseline} solves; scaling times are
+  over solved tasks;""",
     "overhead": """\
-* harness overhead: the run phase's wall time (workers start -> last result
-  stored; puzzle loading and worker warm-up included) <= {factor:g} x (sum of task
-  times / workers) + {slack:g} s.""",
+* {name}, harness overhead: the run phase's wall time (workers start -> last
+  result stored; puzzle loading and worker warm-up included) <= {factor:g} x
+  (sum of task times / workers) + {slack:g} s;""",
+    "wall": """\
+* {name}: the run phase's wall time (workers start -> last result stored)
+  against the {against} part's on the same tasks{within_text};""",
 }
-ENGINE_LIBRARIES = ("ortools", "python-constraint2")
 
 
 # ----- figures -----------------------------------------------------------------------
@@ -55,35 +56,37 @@ def per_source(tasks: pd.DataFrame, engine: str) -> pd.DataFrame:
         max=("t", "max"))
 
 
-def ratio_table(tasks: pd.DataFrame, fast: str, cpsat: str, mean_target: float,
-                max_target: float) -> pd.DataFrame:
-    """The 9x9 targets: fast's mean and max within the given multiples of CP-SAT's."""
-    a, b = per_source(tasks, fast), per_source(tasks, cpsat)
+def ratio_table(tasks: pd.DataFrame, engine: str, baseline: str, mean_target: float | None,
+                max_target: float | None) -> pd.DataFrame:
+    """Per dataset: ``engine``'s mean and max against ``baseline``'s, and whether
+    each ratio is within its target (None: that target is not set)."""
+    a, b = per_source(tasks, engine), per_source(tasks, baseline)
     b = b.reindex(a.index)
     table = pd.DataFrame({"dataset": a.index, "puzzles": a["puzzles"].to_numpy(),
-                          "fast_mean": a["mean"].to_numpy(), "cpsat_mean": b["mean"].to_numpy(),
-                          "fast_max": a["max"].to_numpy(), "cpsat_max": b["max"].to_numpy()})
-    table["mean_ratio"] = table["fast_mean"] / table["cpsat_mean"]
-    table["max_ratio"] = table["fast_max"] / table["cpsat_max"]
+                          "mean": a["mean"].to_numpy(), "baseline_mean": b["mean"].to_numpy(),
+                          "max": a["max"].to_numpy(), "baseline_max": b["max"].to_numpy()})
+    table["mean_ratio"] = table["mean"] / table["baseline_mean"]
+    table["max_ratio"] = table["max"] / table["baseline_max"]
     clean = a["unsolved"].to_numpy() == 0
-    table["mean_pass"] = clean & (table["mean_ratio"] <= mean_target)
-    table["max_pass"] = clean & (table["max_ratio"] <= max_target)
+    for kind, target in (("mean", mean_target), ("max", max_target)):
+        table[f"{kind}_pass"] = None if target is None else \
+            clean & (table[f"{kind}_ratio"] <= target)
     others = b["unsolved"].fillna(0).astype(int)
     table["unsolved"] = [f"{x}/{y}" for x, y in zip(a["unsolved"], others)]
     return table
 
 
-def lexfirst_table(lex: pd.DataFrame, first: pd.DataFrame | None, fast: str,
+def lexfirst_table(lex: pd.DataFrame, first: pd.DataFrame | None, engine: str,
                    within: float) -> pd.DataFrame:
     """The lexfirst targets; without a ``first`` run to compare with, the ratio is n/a."""
-    a = per_source(lex, fast)
+    a = per_source(lex, engine)
     table = pd.DataFrame({"dataset": a.index, "puzzles": a["puzzles"].to_numpy(),
                           "unsolved": a["unsolved"].to_numpy(),
                           "lex_mean": a["mean"].to_numpy(), "lex_max": a["max"].to_numpy()})
     if first is None:
         table["first_mean"], table["ratio"], table["pass"] = float("nan"), float("nan"), None
         return table
-    table["first_mean"] = per_source(first, fast)["mean"].reindex(a.index).to_numpy()
+    table["first_mean"] = per_source(first, engine)["mean"].reindex(a.index).to_numpy()
     table["ratio"] = table["lex_mean"] / table["first_mean"]
     table["pass"] = (table["unsolved"] == 0) & (table["ratio"] <= within)
     return table
@@ -100,11 +103,11 @@ def scaling_table(tasks: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def not_covered(tasks: pd.DataFrame, fast: str, cpsat: str) -> list[str]:
-    """Puzzles CP-SAT solved and the backtracker did not."""
-    def solved_by(engine: str) -> set[str]:
-        return set(tasks.loc[(tasks["engine"] == engine) & tasks["solved"], "puzzle_id"])
-    missing = solved_by(cpsat) - solved_by(fast)
+def not_covered(tasks: pd.DataFrame, engine: str, baseline: str) -> list[str]:
+    """Puzzles ``baseline`` solved and ``engine`` did not."""
+    def solved_by(name: str) -> set[str]:
+        return set(tasks.loc[(tasks["engine"] == name) & tasks["solved"], "puzzle_id"])
+    missing = solved_by(baseline) - solved_by(engine)
     return [pid for pid in dict.fromkeys(tasks["puzzle_id"]) if pid in missing]
 
 
@@ -115,6 +118,41 @@ def overhead(run: dict, factor: float, slack_s: float) -> dict:
     return {"tasks": run["tasks"], "workers": run["workers"], "wall_s": run["wall_s"],
             "task_s": run["task_s"], "ideal_s": ideal, "limit_s": limit,
             "pass": run["wall_s"] <= limit}
+
+
+def wall_table(rows: list[tuple[str, dict, list]], within: float | None) -> pd.DataFrame:
+    """One row per part (name, run settings, run records): its last run's wall
+    time, time to the first result and after it; each row's ratios to the last
+    row's, and whether the wall ratio is within ``within``."""
+    out = []
+    for name, settings, runs in rows:
+        run = runs[-1] if runs else {}
+        wall, first = run.get("wall_s", float("nan")), run.get("first_s", float("nan"))
+        out.append({"part": name, "settings": ", ".join(f"{k}={v}" for k, v in settings.items())
+                    or "local", "tasks": run.get("tasks", 0), "wall_s": wall, "first_s": first,
+                    "after_first_s": wall - first,
+                    "parent_cpu_s": run.get("parent_cpu_s", float("nan"))})
+    table = pd.DataFrame(out)
+    last = table.iloc[-1]
+    table["wall_ratio"] = table["wall_s"] / last["wall_s"]
+    table["after_first_ratio"] = table["after_first_s"] / last["after_first_s"]
+    table["pass"] = None if within is None else table["wall_ratio"] <= within
+    return table
+
+
+def throughput(frame: pd.DataFrame, run: dict, whole_s: float, labels: dict) -> pd.DataFrame:
+    """Per engine and source: solved puzzles per second by ``solve_s`` and by
+    ``total_s`` (the engines' clocks), the run's wall rate from its first
+    result to its last (results of any status; with one engine per part it is
+    that engine's), and the whole part's rate."""
+    table = summary.throughput_table(frame)
+    puzzles = frame.groupby(["engine", "source"], sort=False)["puzzle_id"].nunique()
+    table.insert(2, "puzzles", [puzzles.get((e, s), 0) for e, s in
+                                zip(table["engine"], table["source"])])
+    table["wall (results of any status)"] = summary.wall_rate(run) or "-"
+    table["whole part"] = [summary.rate(n, whole_s) for n in table["puzzles"]]
+    table["engine"] = [labels.get(e, e) for e in table["engine"]]
+    return table
 
 
 # ----- presentation --------------------------------------------------------------------
@@ -133,32 +171,54 @@ def ratio(value) -> str:
     return "-" if pd.isna(value) else f"{value:.2f}"
 
 
-RATIO_COLUMNS = {"dataset": str, "puzzles": str, "fast_mean": seconds, "cpsat_mean": seconds,
-                 "mean_ratio": ratio, "mean_pass": verdict, "fast_max": seconds,
-                 "cpsat_max": seconds, "max_ratio": ratio, "max_pass": verdict,
-                 "unsolved": str}
-def ratio_headers(mean_target: float) -> list[str]:
-    return ["dataset", "puzzles", "fast mean", "CP-SAT mean", "mean ratio",
-            f"mean <= {mean_target}x", "fast max", "CP-SAT max", "max ratio",
-            "max <= CP-SAT", "unsolved (fast/CP-SAT)"]
+def ratio_columns(engine: str, baseline: str, mean_target: float | None,
+                  max_target: float | None) -> dict:
+    """The ratio table's columns as shown: ``{column: (header, format)}``, headed
+    with the names the benchmark file gives its engines; a ratio without a
+    target keeps its figures and loses its verdict column."""
+    columns = {"dataset": ("dataset", str), "puzzles": ("puzzles", str)}
+    for kind, target in (("mean", mean_target), ("max", max_target)):
+        columns[kind] = (f"{engine} {kind}", seconds)
+        columns[f"baseline_{kind}"] = (f"{baseline} {kind}", seconds)
+        columns[f"{kind}_ratio"] = (f"{kind} ratio", ratio)
+        if target is not None:
+            limit = baseline if target == 1 else f"{target:g}x"
+            columns[f"{kind}_pass"] = (f"{kind} <= {limit}", verdict)
+    columns["unsolved"] = (f"unsolved ({engine}/{baseline})", str)
+    return columns
 
 
-LEX_COLUMNS = {"dataset": str, "puzzles": str, "unsolved": str, "lex_mean": seconds,
-               "first_mean": seconds, "ratio": ratio, "pass": verdict, "lex_max": seconds}
-def lex_headers(against: str, within: float) -> list[str]:
-    return ["dataset", "puzzles", "unsolved", "lexfirst mean", f"first mean ({against} part)",
-            "ratio", f"no unsolved, ratio <= {within:g}", "lexfirst max"]
+def lex_columns(against: str, within: float) -> dict:
+    return {"dataset": ("dataset", str), "puzzles": ("puzzles", str),
+            "unsolved": ("unsolved", str), "lex_mean": ("lexfirst mean", seconds),
+            "first_mean": (f"first mean ({against} part)", seconds), "ratio": ("ratio", ratio),
+            "pass": (f"no unsolved, ratio <= {within:g}", verdict),
+            "lex_max": ("lexfirst max", seconds)}
+
+
+def wall_columns(against: str, within: float | None) -> dict:
+    columns = {"part": ("part", str), "settings": ("run settings", str),
+               "tasks": ("tasks", str), "wall_s": ("wall", seconds),
+               "first_s": ("first result", seconds),
+               "after_first_s": ("after the first result", seconds),
+               "parent_cpu_s": ("parent CPU", seconds),
+               "wall_ratio": (f"wall / {against}", ratio),
+               "after_first_ratio": (f"after the first / {against}", ratio)}
+    if within is not None:
+        columns["pass"] = (f"wall <= {within:g} x {against}", verdict)
+    return columns
 
 
 SCALING_FORMAT = {"mean": seconds, "median": seconds, "max": seconds}
 
 
-def shown(table: pd.DataFrame, columns: dict, headers: list[str] | None = None) -> pd.DataFrame:
-    """The table as text, column by column; headers renamed for the reader."""
-    out = pd.DataFrame({name: [fmt(v) for v in table[name]] for name, fmt in columns.items()})
-    if headers:
-        out.columns = headers
-    return out
+def shown(table: pd.DataFrame, columns: dict) -> pd.DataFrame:
+    """The table as text, column by column: ``columns`` maps each shown column
+    to its header and its format (a bare format keeps the column's name)."""
+    columns = {name: spec if isinstance(spec, tuple) else (name, spec)
+               for name, spec in columns.items()}
+    return pd.DataFrame({header: [fmt(v) for v in table[name]]
+                         for name, (header, fmt) in columns.items()})
 
 
 def markdown(table: pd.DataFrame) -> str:
@@ -170,10 +230,10 @@ def scaling_markdown(table: pd.DataFrame) -> str:
     return markdown(shown(table, columns))
 
 
-def machine_lines() -> list[str]:
-    """What the figures were measured on: they only mean something beside this."""
-    record = {**environment.machine(), "libraries": environment.libraries(
-        {name: environment.version(name) for name in ENGINE_LIBRARIES})}
+def machine_lines(libraries: dict[str, str] | None = None) -> list[str]:
+    """What the figures were measured on: they only mean something beside this.
+    ``libraries``: the engines' libraries and versions, beside the harness's own."""
+    record = {**environment.machine(), "libraries": environment.libraries(libraries or {})}
     load = environment.load_average()
     return ([f"date: {datetime.now().strftime('%Y-%m-%d %H:%M')}"]
             + environment.describe(record)
@@ -182,11 +242,21 @@ def machine_lines() -> list[str]:
 
 
 def definitions(targets: list[dict]) -> str:
-    """The common definitions and, once per kind, the targets that were measured."""
-    lines, seen = [COMMON], set()
+    """The common definitions and each part's target, in the report's words.
+
+    ``targets``: one per part, its target's keys plus ``name`` (the part),
+    ``engine`` and ``baseline`` (the names the report gives them).
+    """
+    lines = [COMMON]
     for target in targets:
         kind = target["kind"]
-        if kind in TARGET_LINES and kind not in seen:
-            seen.add(kind)
-            lines.append(TARGET_LINES[kind].format(name="9x9", **target))
+        if kind == "ratio":
+            said = [TARGET_LINES[k].format(**target) for k in ("mean", "max") if k in target]
+            lines.append(f"* {target['name']} targets, per dataset: " + ", ".join(said) + ";")
+        elif kind in TARGET_LINES:
+            within = target.get("within")
+            lines.append(TARGET_LINES[kind].format(
+                **target, within_text="" if within is None else f", within {within:g} x"))
+    if lines[-1].endswith(";"):
+        lines[-1] = lines[-1][:-1] + "."
     return "\n".join(lines).strip()
