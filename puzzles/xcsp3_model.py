@@ -42,6 +42,8 @@ def translate(instance: Instance) -> Model:
     """The instance as a model: its own variables first, then auxiliary ones."""
     builder = _Builder(instance)
     try:
+        for con in instance.constraints:    # the quick refusals first, before any work
+            builder.precheck(con)
         for con in instance.constraints:
             builder.add(con)
     except Untranslatable as why:
@@ -88,18 +90,26 @@ class _Builder:
         return (term,) if isinstance(term, int) else self.domains[term[1]]
 
     def table(self, scope: list, rows) -> None:
-        """A Table over ``scope`` (variables and constants mixed) from full rows."""
+        """A Table over ``scope`` (variables and constants mixed) from full rows.
+
+        Rows given as an array (an enumeration of the domains) hold no repeats
+        unless constants are projected away; lists go through a set.
+        """
         keep = [k for k, t in enumerate(scope) if not isinstance(t, int)]
         variables = tuple(scope[k][1] for k in keep)
-        if not isinstance(rows, np.ndarray):
-            rows = list(rows)
-        array = np.asarray(rows, np.int64).reshape(len(rows), len(scope))
+        if isinstance(rows, np.ndarray):
+            if len(keep) < len(scope):
+                rows = np.unique(rows[:, keep], axis=0) if len(rows) else rows[:, keep]
+            tuples = tuple(map(tuple, rows.tolist()))
+        elif len(keep) < len(scope):
+            tuples = tuple(sorted({tuple(row[k] for k in keep) for row in rows}))
+        else:
+            tuples = tuple(sorted(set(map(tuple, rows))))
         if not variables:
-            if not len(array):
+            if not tuples:
                 self.constraints.append(Table((0,), ()))
             return
-        unique = np.unique(array[:, keep], axis=0)
-        self.constraints.append(Table(variables, tuple(map(tuple, unique.tolist()))))
+        self.constraints.append(Table(variables, tuples))
 
     def linear(self, terms: dict, const: int, op: str, rhs) -> None:
         """``sum(terms) + const  op  rhs``; rhs an int or a variable term."""
@@ -263,6 +273,22 @@ class _Builder:
         self.predicate(simpler)
 
     # ----- the forms ------------------------------------------------------------------
+    def precheck(self, con: tuple) -> None:
+        """Refuse at once what ``add`` would refuse only after its earlier work."""
+        if not hasattr(self, "form_" + con[0]):
+            self.add(con)
+        elif con[0] == "allDifferentLists" and not con[2]:
+            lists = con[1]
+            needed = len(lists) * (len(lists) - 1) // 2 * max(map(len, lists), default=0)
+            if needed > MAX_AUX_VARIABLES:
+                self.form_allDifferentLists(lists, ())
+        elif con[0] == "extension" and con[3] and len(con[2]) > MAX_STARRED_ROWS:
+            domains = [len(self.values(t)) for t in con[1]]
+            expanded = sum(math.prod(d for d, v in zip(domains, row) if v is STAR)
+                           for row in con[2] if STAR in row)
+            if expanded > MAX_EXPANDED:
+                self.starred(con[1], con[2])
+
     def add(self, con: tuple) -> None:
         handler = getattr(self, "form_" + con[0], None)
         if handler is None:
@@ -345,6 +371,10 @@ class _Builder:
         if excepting:
             raise Untranslatable("XCSP3 form allDifferent over lists with excepting tuples "
                                  "has no exact translation into the model")
+        needed = len(lists) * (len(lists) - 1) // 2 * max((len(a) for a in lists), default=0)
+        if len(self.names) - len(self.instance.variables) + needed > MAX_AUX_VARIABLES:
+            raise Untranslatable(f"allDifferent over {len(lists)} lists: its decomposition needs "
+                                 f"{needed:,} auxiliary variables, more than {MAX_AUX_VARIABLES:,}")
         for a, b in _pairs(list(lists)):
             flags: dict[int, int] = {}
             const = 0
@@ -443,15 +473,34 @@ class _Builder:
                                 _test(op, matrix[a][b], operand)))
 
     def form_channel(self, first, second) -> None:
+        """Per i, j: a 0/1 indicator of ``x_i == j``, tied to ``y_j == i`` by a small Table."""
         second = first if second is None else second
-        link = "iff" if len(first) == len(second) else "imp"
+        both_ways = len(first) == len(second)
         for i, x in enumerate(first):
             self.predicate(("in", x, ("range", 0, len(second) - 1)))
             for j, y in enumerate(second):
-                self.predicate((link, ("eq", x, j), ("eq", y, i)))
-        if link == "iff":
+                flag = self.indicator(x, j)
+                values = self.values(flag)
+                rows = [(v, f) for v in self.values(y) for f in values
+                        if (v == i) == bool(f) or (not both_ways and not f)]
+                self.table([y, flag], rows)
+        if both_ways:
             for y in second:
                 self.predicate(("in", y, ("range", 0, len(first) - 1)))
+
+    def indicator(self, term, value: int):
+        """A term equal to 1 where ``term == value``, else 0."""
+        key = ("eq", term, value)
+        if key not in self.cache:
+            if isinstance(term, int):
+                self.cache[key] = int(term == value)
+            else:
+                flags = {int(v == value) for v in self.values(term)}
+                flag = self.aux("eq", flags)
+                self.table([term, ("var", flag)],
+                           [(v, int(v == value)) for v in self.values(term)])
+                self.cache[key] = ("var", flag)
+        return self.cache[key]
 
     def form_channelValue(self, terms, value) -> None:
         self.predicate(("in", value, ("range", 0, len(terms) - 1)))
@@ -481,23 +530,18 @@ class _Builder:
         flag = 1                                  # the empty prefix is equal
         for k, (x, y) in enumerate(zip(a, b)):
             last = k == len(a) - 1
-            nxt = (0 if strict else None) if last else None
-            rows, kept = [], set()
-            for f in self.values(flag):
-                for u in self.values(x):
-                    for w in self.values(y):
-                        if f and u > w:
-                            continue
-                        g = int(f and u == w)
-                        if nxt is not None and g != nxt:
-                            continue
-                        rows.append((f, u, w, g))
-                        kept.add(g)
+            f, u, w = _grid([self.values(flag), self.values(x), self.values(y)])
+            g = ((f != 0) & (u == w)).astype(np.int64)
+            keep = ~((f != 0) & (u > w))
+            if last and strict:
+                keep &= g == 0
+            rows = np.column_stack([f, u, w, g])[keep]
+            kept = set(np.unique(g[keep]).tolist())
             if len(rows) > MAX_ROWS:
                 raise Untranslatable(f"lex over domains of {len(self.values(x))} values has "
                                      f"no bounded table")
             if last:
-                self.table([flag, x, y], [r[:3] for r in rows])
+                self.table([flag, x, y], rows[:, :3])
                 return
             g = self.aux("lex", kept or (0,))
             self.table([flag, x, y, ("var", g)], rows)
