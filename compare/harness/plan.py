@@ -175,15 +175,9 @@ def worker_count(asked: int | None, tasks: int, memory_limit: float | None,
 
 
 def available_mb() -> float | None:
-    """Memory available to new processes (``MemAvailable``), where the system says."""
-    try:
-        with open("/proc/meminfo", encoding="ascii") as handle:
-            for line in handle:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) / 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
+    """Memory available to new processes (psutil's ``available``: Linux's
+    ``MemAvailable``, and its equivalent elsewhere), where the system says."""
+    return environment.available_memory_mb()
 
 
 def run_plan(plan: Plan, command: str, progress: bool = False, announce: bool = False) -> dict:
