@@ -10,6 +10,7 @@ import math
 import re
 
 import pandas as pd
+from tabulate import tabulate
 
 from compare.reporting import paired
 from engines.base import ANSWERED_WORDS
@@ -172,8 +173,8 @@ def reference_formulation(tasks: pd.DataFrame, baseline: str | None = None) -> s
     engine ran (the first listed in ``--formulations``, as tasks are made in that order)."""
     mine = tasks.loc[tasks["engine"] == baseline, "formulation"] if baseline else tasks[
         "formulation"]
-    forms = list(dict.fromkeys(mine if len(mine) else tasks["formulation"]))
-    return forms[0] if forms else None
+    forms = (mine if len(mine) else tasks["formulation"]).unique()   # in order of appearance
+    return forms[0] if len(forms) else None
 
 
 def baseline_label(tasks: pd.DataFrame, baseline: str | None) -> str:
@@ -446,13 +447,11 @@ def _cut(label: str) -> str:
 
 
 def to_markdown(table: pd.DataFrame, raw: bool = False) -> str:
-    """A GitHub table without the optional ``tabulate`` dependency."""
+    """A GitHub table (tabulate), every cell as shown: numbers are formatted already."""
     shown = table if raw else formatted(table)
-    head = "| " + " | ".join(map(str, shown.columns)) + " |"
-    rule = "|" + "|".join("---" for _ in shown.columns) + "|"
-    body = ["| " + " | ".join(str(v) for v in row) + " |"
-            for row in shown.itertuples(index=False)]
-    return "\n".join([head, rule, *body])
+    cells = [[str(v) for v in row] for row in shown.itertuples(index=False)]
+    return tabulate(cells, headers=[str(c) for c in shown.columns], tablefmt="github",
+                    disable_numparse=True)
 
 
 def to_text(table: pd.DataFrame, raw: bool = False) -> str:
