@@ -79,7 +79,7 @@ def result_row(task: Task, rec: PuzzleRecord, result: Result,
     keeps what the checker said); a wrong one stays wrong however late.
     """
     puzzle = rec.puzzle
-    verified, reason = verdict or verdicts([(task, result)], {task.puzzle_id: rec})[0]
+    verified, reason = verdict or judge_all([(task, result)], {task.puzzle_id: rec}, {})[0]
     status = result.status
     if status in ANSWERED and result.total_s > task.timeout and verified:
         reason = f"answered in {result.total_s:.2f} s, over the time limit; {reason}"
@@ -190,28 +190,27 @@ def _refuted(engine: str) -> str:
     return f"claims unsatisfiable, but {engine} found a verified solution"
 
 
-_verdicts: dict[tuple, tuple[bool, str]] = {}
-
-
-def verdicts(done: list[tuple[Task, Result]],
-             records: dict[str, PuzzleRecord]) -> list[tuple[bool, str]]:
+def judge_all(done: list[tuple[Task, Result]], records: dict[str, PuzzleRecord],
+              cache: dict) -> list[tuple[bool, str]]:
     """The checker's judgement of each result, once per distinct answer to a puzzle.
 
     Engines that agree return the same solutions; the checker is a pure
     function of puzzle, formulation and answer, so the same answer is judged
     once and the judgement reused (with four engines, three checks in four).
-    The answers not judged before are judged together (``verify_many``).
+    The answers not judged before are judged together (``verify_many``). The
+    cache belongs to one run: it is keyed by puzzle id, which names one puzzle
+    only within a run, and two runs may go on at once in one process.
     """
     keys = [(task.puzzle_id, task.formulation, task.mode, task.limit, str(result.status),
              result.count, _answers(result)) for task, result in done]
     new: dict[tuple, Claim] = {}
     for key, (task, result) in zip(keys, done):
-        if key not in _verdicts and key not in new:
+        if key not in cache and key not in new:
             new[key] = Claim(records[task.puzzle_id].puzzle, task.formulation, result,
                              task.limit)
     if new:
-        _verdicts.update(zip(new, verify_many(list(new.values()), _model_of)))
-    return [_verdicts[key] for key in keys]
+        cache.update(zip(new, verify_many(list(new.values()), _model_of)))
+    return [cache[key] for key in keys]
 
 
 def _answers(result: Result) -> tuple:
@@ -257,7 +256,6 @@ def execute(tasks: list[Task], records: dict[str, PuzzleRecord], executor: Execu
     flowing, every answer checked here as it comes. A task that timed out is
     not run again on later repeats unless ``repeat_timeouts`` (``TimeoutsOnce``).
     """
-    _verdicts.clear()        # keyed by puzzle id, which only names one puzzle within a run
     bar = _progress(len(tasks), progress)
     started = time.perf_counter() if started is None else started
     cpu, first, last = time.process_time(), None, None
@@ -266,11 +264,12 @@ def execute(tasks: list[Task], records: dict[str, PuzzleRecord], executor: Execu
     refutations = Refutations(store)
     once = None if repeat_timeouts else TimeoutsOnce(store)
     batch: list[tuple[Task, Result]] = []
+    cache: dict = {}
 
     def settle() -> None:
         """Check, store and tell the results that came in."""
         tally["settling"] = True
-        judged = verdicts(batch, records)
+        judged = judge_all(batch, records, cache)
         for (task, result), verdict in zip(batch, judged):
             row = result_row(task, records[task.puzzle_id], result,
                              identities[task.engine], verdict)
