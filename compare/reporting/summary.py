@@ -28,7 +28,8 @@ DEFINITIONS = """\
   time when solved, else its PAR2 value; shift {shift}; below 1 is faster;
 * ``95% CI``: a bootstrap interval of that ratio (scipy.stats.bootstrap, BCa,
   {resamples} resamples of the puzzles with both engines' times kept
-  together, seed {seed});
+  together, seed {seed}; from 5,000 puzzles on, the normal interval of the
+  mean log ratio, which the bootstrap's matches there);
 * ``median ratio``: the median of the same per-puzzle ratios;
 * ``W/T/L``: puzzles where the engine is faster than the baseline by more
   than {tie}, within {tie} either way (tie), slower by more;
