@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 from compare.cli.common import Exit, OneLineParser, add_fail_on, report_exit, setting
-from compare.harness.store import DB_NAME, Store, StoreError, atomic_write
+from compare.harness.folder import RunFolder
+from compare.harness.store import StoreError, atomic_write
 from compare.reporting.report import build_report
 from compare.reporting.runs import compare_runs
 
@@ -56,33 +56,35 @@ def main(argv: list[str] | None = None) -> int:
     if args.fail_above is not None and not args.compare:
         parser.error("--fail-above needs --compare")
     folders = args.compare or [args.out]
-    for folder in folders:
-        if not Store.exists(folder):
-            print(f"error: {Path(folder) / DB_NAME}: no such results file", file=sys.stderr)
+    runs = [RunFolder(folder) for folder in folders]
+    for run in runs:
+        if not run.exists():
+            print(f"error: {run.results_file}: no such results file", file=sys.stderr)
             return BAD_USAGE
     try:
         if args.compare:
-            return _compare(*args.compare, args.shift_ms / 1000, args.fail_above, args.json)
-        with Store(args.out) as store:
-            labels = set(store.frame()["engine"])
+            return _compare(*runs, args.shift_ms / 1000, args.fail_above, args.json)
+        run, = runs
+        labels = set(run.results["engine"])
     except StoreError as err:
         print(f"error: {err}", file=sys.stderr)
         return BAD_USAGE
-    if args.baseline and args.baseline not in labels:
-        print(f"error: --baseline {args.baseline} is not among the engines of this run "
-              f"({', '.join(sorted(labels))})", file=sys.stderr)
-        return BAD_USAGE
-    report = build_report(args.out, args.baseline, args.quiet, args.shift_ms / 1000)
+    with run:
+        if args.baseline and args.baseline not in labels:
+            print(f"error: --baseline {args.baseline} is not among the engines of this run "
+                  f"({', '.join(sorted(labels))})", file=sys.stderr)
+            return BAD_USAGE
+        report = build_report(run, args.baseline, args.quiet, args.shift_ms / 1000)
     return report_exit(report, args.allow_errors, args.fail_on)
 
 
-def _compare(a: str, b: str, shift_s: float, fail_above: float | None,
+def _compare(a: RunFolder, b: RunFolder, shift_s: float, fail_above: float | None,
              as_json: bool = False) -> int:
     diff = compare_runs(a, b, shift_s)
     text = json.dumps(diff.as_dict(), indent=2) + "\n"
-    atomic_write(Path(b) / "compare.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    atomic_write(b.path / "compare.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))
     page = diff.markdown()
-    atomic_write(Path(b) / "compare.md", lambda tmp: tmp.write_text(page, encoding="utf-8"))
+    atomic_write(b.path / "compare.md", lambda tmp: tmp.write_text(page, encoding="utf-8"))
     print(text if as_json else diff.text(), end="" if as_json else "\n")
     slower = diff.slower_than(fail_above) if fail_above is not None else []
     if slower:

@@ -84,10 +84,12 @@ def atomic_write(path: Path | str, write: Callable[[Path], object]) -> None:
 
 
 class Store:
-    def __init__(self, folder: Path | str):
+    def __init__(self, folder: Path | str, threads: bool = False):
+        """``threads``: the connection may be used from another thread than the one that
+        opened it (its owner serialises the use, as ``RunFolder`` does)."""
         self.path = Path(folder) / DB_NAME
         try:
-            self._open()
+            self._open(threads)
         except sqlite3.OperationalError as exc:
             raise self._fault(exc) from None
         except sqlite3.DatabaseError as exc:
@@ -113,8 +115,8 @@ class Store:
                 pass
             raise self._fault(exc) from None
 
-    def _open(self) -> None:
-        self.db = sqlite3.connect(self.path)
+    def _open(self, threads: bool) -> None:
+        self.db = sqlite3.connect(self.path, check_same_thread=not threads)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         keys = ", ".join(f'"{k}"' for k in KEY)
