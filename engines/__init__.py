@@ -10,7 +10,18 @@ from __future__ import annotations
 
 import importlib
 
-from .base import ANSWERED, MODES, Engine, EngineOptionError, Outcome, Result, Status, Unsupported
+from .base import (
+    ANSWERED,
+    ANSWERED_WORDS,
+    MODES,
+    Engine,
+    EngineOptionError,
+    Outcome,
+    Result,
+    Status,
+    Unsupported,
+    describe,
+)
 
 # name -> "module:Class"; third-party engines may be added with register().
 _REGISTRY: dict[str, str] = {
@@ -121,7 +132,7 @@ def baseline_preferred(label: str) -> bool:
         return False
 
 
-__all__ = ["MODES", "Engine", "EngineOptionError", "Outcome", "Result", "Status",
+__all__ = ["ANSWERED", "ANSWERED_WORDS", "MODES", "Engine", "EngineOptionError", "Outcome", "Result", "Status",
            "Unsupported", "UnknownEngine", "register", "names", "engine_class",
            "get_engine", "parse_spec", "installed", "solution_counter", "default_specs",
-           "baseline_preferred"]
+           "baseline_preferred", "describe"]

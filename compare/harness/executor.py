@@ -320,7 +320,7 @@ class LocalExecutor(Executor):
         if not w.ready:
             return WARMUP_LIMIT_S
         timeout = w.inflight[0].timeout
-        if w.shaping:       # a first compile (numba, an empty cache) is not the task's time
+        if w.shaping:       # a first compile (a JIT, an empty cache) is not the task's time
             return max(WARMUP_LIMIT_S, timeout + grace_for(timeout))
         return timeout + grace_for(timeout)
 

@@ -30,7 +30,7 @@ from compare.harness.store import (
     StoreError,
     storage_fault,
 )
-from engines.base import ANSWERED_WORDS
+from engines import ANSWERED_WORDS
 
 LATEST = "latest"      # reports/latest links to the newest run made under reports/
 

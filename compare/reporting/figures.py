@@ -141,7 +141,7 @@ def scatters(tasks: pd.DataFrame, baseline: str | None,
               if e != baseline and e in set(timed["engine"])]
     if base.empty or not others:
         return {}
-    by = plots._categories(timed)
+    by = plots.categories(timed)
     colour = {} if by is None else {v: to_hex(plots.COLOURS[i % len(plots.COLOURS)])
                                     for i, v in enumerate(by[1])}
     several = timed["formulation"].nunique() > 1

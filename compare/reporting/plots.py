@@ -99,7 +99,7 @@ def cactus(tasks: pd.DataFrame, path: Path, engines: list[str] | None = None) ->
                    "Cactus plot: instances solved within a time")
 
 
-def _categories(tasks: pd.DataFrame) -> tuple[str, list] | None:
+def categories(tasks: pd.DataFrame) -> tuple[str, list] | None:
     """What the scatter colours by: source when there are several, else size."""
     for column in ("source", "size"):
         values = list(dict.fromkeys(tasks[column].dropna()))
@@ -120,7 +120,7 @@ def scatter(tasks: pd.DataFrame, baseline: str | None, path: Path,
               if e != baseline and e in set(timed["engine"])]
     if base.empty or not others:
         return None
-    by = _categories(timed)
+    by = categories(timed)
     colour = {} if by is None else {v: COLOURS[i % len(COLOURS)] for i, v in enumerate(by[1])}
     cols = min(3, len(others))
     rows = -(-len(others) // cols)

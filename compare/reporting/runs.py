@@ -25,7 +25,7 @@ import pandas as pd
 
 from compare.harness.folder import RunFolder
 from compare.reporting import paired, summary
-from engines.base import ANSWERED_WORDS
+from engines import ANSWERED_WORDS
 
 TASK = ["puzzle_id", "formulation", "engine", "mode"]
 
