@@ -76,7 +76,7 @@ class RunFolder:
         folder = cls(Path(out) if out else reports_root() / LATEST)
         if not folder.exists():
             raise SettingsError(f"--resume: {folder.path} holds no run to continue")
-        if "settings" not in folder.config:
+        if not folder.settings:
             raise SettingsError(f"--resume: {folder.path} holds no run to continue (its "
                                 "results file has no saved settings)")
         return folder
@@ -192,6 +192,11 @@ class RunFolder:
     def config(self) -> dict:
         """The run's settings and how it was started (written once, by its first session)."""
         return self.meta("config", {}) or {}
+
+    @property
+    def settings(self) -> dict:
+        """What the run computes (the run settings as its first session saved them)."""
+        return self.config.get("settings", {})
 
     @cached_property
     def runs(self) -> list[dict]:

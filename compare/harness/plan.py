@@ -203,7 +203,7 @@ def _output_and_settings(given: dict, out, resume: bool) -> tuple[RunFolder, dic
     if not resume:
         return RunFolder.new(out), {**RUN_SETTINGS, **given}, False
     folder = RunFolder.resumed(out)
-    saved = folder.config["settings"]
+    saved = folder.settings
     clash = [k for k, v in given.items() if k in saved and _norm(v) != _norm(saved[k])]
     if clash:
         folder.close()
