@@ -12,6 +12,7 @@ the harness enforces limits from outside by killing the worker.
 """
 from __future__ import annotations
 
+import difflib
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -152,8 +153,10 @@ class Engine:
         for key, raw in options.items():
             if key not in cls.option_defaults:
                 known = ", ".join(sorted(cls.option_defaults)) or "none"
+                close = difflib.get_close_matches(key, list(cls.option_defaults), n=1)
                 raise EngineOptionError(
-                    f"engine {cls.name!r} has no option {key!r} (known: {known})")
+                    f"engine {cls.name!r} has no option {key!r}"
+                    + (f" (did you mean {close[0]}?)" if close else "") + f" (known: {known})")
             parsed[key] = cls.coerce_option(key, raw)
         for key, choices in cls.option_choices.items():
             if parsed[key] not in choices:

@@ -54,11 +54,15 @@ def render(table: list[tuple[str, ...]], columns=COLUMNS) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    OneLineParser(
+def build_parser() -> OneLineParser:
+    return OneLineParser(
         prog="run_compare.py engines",
         description="List the registered engines: installed or not, version, "
-                    "modes, constraint kinds and options.").parse_args(argv)
+                    "modes, constraint kinds and options.")
+
+
+def main(argv: list[str] | None = None) -> int:
+    build_parser().parse_args(argv)
     print(render(rows()))
     backends = backend_lines()
     if backends:

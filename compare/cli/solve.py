@@ -23,6 +23,7 @@ import traceback
 
 import engines
 from compare.cli.common import Exit, OneLineParser, UsageError, add_settings, say
+from compare.harness.plugins import plugin_hint
 from compare.judge.checker import NO_ANSWER, verify
 from puzzles.errors import PuzzleInputError
 from puzzles.formats import FORMATS, detect_format
@@ -80,6 +81,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         say("interrupted")
         return Exit.INTERRUPTED
+    except BrokenPipeError:   # the reader stopped early (| head): no fault of the engine
+        raise
     except Exception as exc:  # the promise: no traceback, whatever the input (unless asked)
         say(f"internal error: {type(exc).__name__}: {exc}")
         if args.debug:
@@ -90,6 +93,9 @@ def main(argv: list[str] | None = None) -> int:
 def _engine(spec: str):
     try:
         engine = engines.get_engine(spec)
+    except engines.UnknownEngine as err:
+        raise UsageError(str(err) + ("" if "did you mean" in str(err) else
+                                     plugin_hint("engine"))) from None
     except ImportError as exc:
         raise UsageError(f"engine {spec!r} is not installed here ({exc})") from None
     if not engine.available():

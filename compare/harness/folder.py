@@ -43,6 +43,14 @@ def reports_root() -> Path:
     return Path.cwd() / "reports"
 
 
+def default_out(resume: bool) -> Path:
+    """The command line's output folder when none is named: ``reports/<date-time>``,
+    or the last run's (``reports/latest``) to resume."""
+    if resume:
+        return reports_root() / LATEST
+    return reports_root() / datetime.now().strftime("%Y%m%d-%H%M%S")
+
+
 def check_out(out: Path, resume: bool) -> None:
     """An output folder a run may write: new, empty, or (resuming) its own."""
     if out.exists() and not out.is_dir():
@@ -65,15 +73,14 @@ class RunFolder:
     @classmethod
     def new(cls, out: Path | str | None) -> RunFolder:
         """The folder of a new run: ``out``, or reports/<date-time>; it must be free."""
-        folder = cls(Path(out) if out else
-                     reports_root() / datetime.now().strftime("%Y%m%d-%H%M%S"))
+        folder = cls(Path(out) if out else default_out(resume=False))
         check_out(folder.path, resume=False)
         return folder
 
     @classmethod
     def resumed(cls, out: Path | str | None) -> RunFolder:
         """The folder of a run to continue: ``out``, or reports/latest, with its settings."""
-        folder = cls(Path(out) if out else reports_root() / LATEST)
+        folder = cls(Path(out) if out else default_out(resume=True))
         if not folder.exists():
             raise SettingsError(f"--resume: {folder.path} holds no run to continue")
         if not folder.settings:

@@ -23,7 +23,7 @@ from compare.harness import environment
 from compare.harness.executor import Executor, LocalExecutor
 from compare.harness.folder import RunFolder, check_out
 from compare.harness.limits import RANGES, SettingsError, check_setting
-from compare.harness.plugins import plugin_environment
+from compare.harness.plugins import plugin_environment, plugin_hint
 from compare.harness.runner import execute, puzzle_digest, puzzle_row
 from compare.harness.tasks import PuzzleRecord, build_tasks, sample_per_origin
 from puzzles.base import Puzzle
@@ -257,7 +257,10 @@ def engine_labels(listed: str | list[str] | None) -> tuple[list[str], dict]:
     for spec in specs:
         try:
             engine = engines.get_engine(spec)
-        except (engines.UnknownEngine, engines.EngineOptionError) as err:
+        except engines.UnknownEngine as err:
+            raise SettingsError(str(err) + ("" if "did you mean" in str(err) else
+                                            plugin_hint("engine"))) from None
+        except engines.EngineOptionError as err:
             raise SettingsError(str(err)) from None
         except ImportError as exc:
             raise SettingsError(f"engine {spec!r} is not installed here ({exc})") from None

@@ -98,3 +98,12 @@ def plugin_hashes() -> dict[str, str]:
             except OSError:
                 found[str(file)] = "unreadable"
     return found
+
+
+def plugin_hint(what: str = "engine") -> str:
+    """A hint for an unknown name that no registered one resembles: perhaps a plugin's."""
+    if plugin_list():
+        return (f"; plugins loaded: {', '.join(plugin_list())}, none registers it "
+                "(see docs/extending.md)")
+    return (f"; an {what} from a plugin needs its module or file named in {PLUGIN_ENV} "
+            "(see docs/extending.md)")

@@ -7,6 +7,7 @@ baseline come from ``compare.reporting.paired``.
 from __future__ import annotations
 
 import math
+import re
 
 import pandas as pd
 
@@ -225,6 +226,23 @@ def formulation_grid(table: pd.DataFrame) -> pd.DataFrame:
 
 
 # ----- presentation ------------------------------------------------------------
+def natural_key(ids: pd.Series) -> pd.Series:
+    """A sort key for puzzle ids in natural order: ``f:2`` before ``f:10``.
+
+    ``frame.sort_values("puzzle_id", key=natural_key)``; each id is split into
+    text and numbers (``f:10`` -> ``("f:", 10, "")``) and ranked.
+    """
+    def parts(text: str) -> tuple:
+        return tuple(int(p) if i % 2 else p for i, p in enumerate(re.split(r"(\d+)", text)))
+    ranked = {pid: i for i, pid in enumerate(sorted(set(map(str, ids)), key=parts))}
+    return ids.map(lambda pid: ranked[str(pid)])
+
+
+def in_puzzle_order(frame: pd.DataFrame) -> pd.DataFrame:
+    """Rows sorted by puzzle id in natural order, otherwise as they were."""
+    if frame.empty:
+        return frame
+    return frame.sort_values("puzzle_id", key=natural_key, kind="stable").reset_index(drop=True)
 def in_order(table: pd.DataFrame, order: dict[str, list]) -> pd.DataFrame:
     """Rows in the order engines and sources were given, not the order tasks finished."""
     keys = [c for c in ("source", "formulation", "engine") if c in table.columns]
