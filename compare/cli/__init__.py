@@ -59,6 +59,9 @@ def main(argv: list[str] | None = None) -> int:
     except PluginError as err:
         say(f"error: {err}")
         return Exit.USAGE
+    except KeyboardInterrupt:        # Ctrl-C while a plugin was importing
+        say("interrupted")
+        return Exit.INTERRUPTED
     try:
         code = _dispatch(argv)
         sys.stdout.flush()           # a closed pipe is found here, not at exit

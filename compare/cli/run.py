@@ -45,7 +45,10 @@ def main(argv: list[str] | None = None) -> int:
             f"--out {stop.folder} --resume")
         return Exit.INTERRUPTED
     except WorkersFailed as err:
-        say(f"error: {err}; nothing was run")
+        done = (f"{err.ran} task(s) ran and are stored, the rest did not run: continue with "
+                f"--out {args.out or 'reports/latest'} --resume once workers can start"
+                if err.ran else "nothing was run")
+        say(f"error: {err}; {done}")
         return Exit.FAILED
     except StorageError as err:
         say(f"error: {err}; every result stored before is kept")

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import argparse
 
-import engines
 from compare.cli.common import OneLineParser, add_fail_on, add_settings, setting
+from compare.harness.plan import CHOICES
 
-# What runs when --engines is not given (``plan.default_engine_specs``), said exactly.
+# What runs when --engines is not given (``engines.default_specs``), said exactly.
 DEFAULT_SET = ("the backtracker as backtracking:variant=seed, backtracking and, with numba, "
                "backtracking:kernel=numba, then python-constraint and cpsat, each where "
                "installed; the CPMpy backends run only when named, e.g. cpmpy:solver=z3")
@@ -42,12 +42,12 @@ def build_parser() -> argparse.ArgumentParser:
                     "command runs instead (each has --help).")
     p.add_argument("--puzzles", nargs="+", action="extend", metavar="FILE|SPEC",
                    help="puzzle files or specs (default: the embedded default set)")
-    p.add_argument("--format", choices=("auto", "boj2239", "boj2580", "line"),
+    p.add_argument("--format", choices=CHOICES["format"],
                    help="puzzle file format (default: detected)")
     p.add_argument("--engines", metavar="LIST",
                    help="comma-separated engine specs, e.g. backtracking:variant=seed,"
                         "backtracking,cpsat:workers=8 (default: " + DEFAULT_SET + ")")
-    p.add_argument("--mode", choices=engines.MODES, help="first (default), lexfirst or count")
+    p.add_argument("--mode", choices=CHOICES["mode"], help="first (default), lexfirst or count")
     add_settings(p, NUMBERS)
     p.add_argument("--formulations", metavar="LIST",
                    help="comma-separated formulations to run, e.g. alldiff,pairwise "

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from typing import Iterable, Iterator
 
 from compare.harness.executor import Executor
+from compare.harness.limits import RANGES, range_text
 from compare.harness.plugins import plugin_list
 from compare.harness.processes import main_hidden, start_forkserver
 from compare.harness.tasks import Task
@@ -95,11 +96,14 @@ def executor_named(name: str | None, *, scheduler: str | None = None, cluster=No
 
 
 def local_cluster_size(spec) -> int:
-    """N from ``local:N`` (or N itself)."""
+    """N from ``local:N`` (or N itself), in the range of ``--workers``; the run then caps
+    it as it caps ``--workers``, by its tasks and the memory available."""
     text = str(spec)
     count = text[len(LOCAL):] if text.startswith(LOCAL) else text
-    if not count.isdigit() or int(count) < 1:
-        raise ClusterError(f"--cluster {spec}: expected local:N with N >= 1 worker processes")
+    _, low, high = RANGES["workers"]
+    if not count.isdigit() or not low <= int(count) <= high:
+        raise ClusterError(f"--cluster {spec}: expected local:N with N worker processes, "
+                           f"N in {range_text('workers')}")
     return int(count)
 
 
@@ -116,7 +120,8 @@ class DaskExecutor(Executor):
     def __init__(self, engines: list[str] | None = None, mode: str = "first", limit: int = 2,
                  formulations: Iterable[str] = ("alldiff",), *, scheduler: str | None = None,
                  cluster=None, chunk: int | None = None, workers: int | None = None,
-                 plugins: str | None = None, security=None, connect_s: float = CONNECT_S):
+                 plugins: str | None = None, security=None, connect_s: float = CONNECT_S,
+                 memory_limit: float | None = None):
         if scheduler is not None and cluster is not None:
             raise ClusterError("give --scheduler or --cluster, not both")
         if chunk is not None and chunk < 1:
@@ -133,6 +138,7 @@ class DaskExecutor(Executor):
         self.connect_s = connect_s
         self.engines = list(engines) if engines else None
         self.warm = (mode, limit, tuple(formulations))
+        self.memory_limit = memory_limit
         self.workers = self.local_workers or 1      # worker threads, counted once connected
         self.gave_up: str | None = None
         self.per_task_s: float | None = None
@@ -146,11 +152,15 @@ class DaskExecutor(Executor):
         self._submitted = 0
         self._track_tries = True
 
-    def bind(self, engines: list[str], mode: str, limit: int, formulations: Iterable[str]) -> None:
-        """The run's engines and warm-up settings, for an executor made without them."""
+    def bind(self, engines: list[str], mode: str, limit: int, formulations: Iterable[str],
+             memory_limit: float | None = None) -> None:
+        """The run's engines, warm-up settings and memory limit, for an executor made
+        without them."""
         if self.engines is None:
             self.engines = list(engines)
             self.warm = (mode, limit, tuple(formulations))
+        if self.memory_limit is None:
+            self.memory_limit = memory_limit
 
     # ----- cluster -------------------------------------------------------------------
     def start(self) -> None:
@@ -217,7 +227,8 @@ class DaskExecutor(Executor):
         client = self._client
         self._drop_stale_plugins()
         name = PLUGIN_PREFIX + client.id
-        plugin = dask_worker.SolverPlugin(self.engines, *self.warm, self.plugins)
+        plugin = dask_worker.SolverPlugin(self.engines, *self.warm, self.plugins,
+                                          self.memory_limit)
         client.register_plugin(plugin, name=name)
         self._plugin_name = name
         problems = sorted({p for p in client.run(dask_worker.problem_of, name).values() if p})
@@ -293,7 +304,7 @@ class DaskExecutor(Executor):
                 self.gave_up = self.gave_up or gave_up
                 answered = {tid for tid, _ in results}
                 missing = [t for t in chunk.tasks if t.tid not in answered]
-                if missing:          # never expected; but no task may go unanswered
+                if missing and not self.gave_up:  # never expected; no task may go unanswered
                     self._submit(_Chunk(missing), puzzles, arrived)
             else:
                 results = self._failed(future, outcome, chunk, puzzles, arrived)
@@ -302,6 +313,8 @@ class DaskExecutor(Executor):
                 if tid not in done:
                     done.add(tid)
                     yield by_tid[tid], result
+            if self.gave_up:         # no solver process can start: the rest cannot run
+                return
 
     def _top_up(self, pending: deque, puzzles: dict, arrived) -> None:
         while pending and len(self._live) < CHUNKS_PER_THREAD * self._threads():

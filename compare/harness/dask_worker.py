@@ -47,11 +47,12 @@ class WorkerUnfit(RuntimeError):
 
 
 def solver_slot(labels: list[str], mode: str, limit: int, formulations: tuple,
-                plugins: list[str]) -> LocalExecutor:
+                plugins: list[str], memory_limit: float | None = None) -> LocalExecutor:
     """A one-process ``LocalExecutor`` whose process outlives ``run``: it stays, warm,
-    for the next chunk, and goes with ``close``."""
+    for the next chunk, and goes with ``close``; it holds the run's memory limit as a
+    local run's workers do."""
     return LocalExecutor(1, labels, mode, limit, formulations, plugins=",".join(plugins),
-                         keep_workers=True, starting=_STARTING)
+                         memory_limit=memory_limit, keep_workers=True, starting=_STARTING)
 
 
 def missing_engines(labels: list[str]) -> list[str]:
@@ -71,10 +72,11 @@ class SolverPlugin(WorkerPlugin):
     """Per Dask worker: the run's plugins, an engine check, the solver processes."""
 
     def __init__(self, labels: list[str], mode: str, limit: int, formulations: tuple,
-                 plugins: list[str]):
+                 plugins: list[str], memory_limit: float | None = None):
         self.labels = list(labels)
         self.warm = (mode, limit, tuple(formulations))
         self.plugins = list(plugins)
+        self.memory_limit = memory_limit
         self.problem: str | None = None
         self.host = ""
         self.stopping = False
@@ -104,7 +106,7 @@ class SolverPlugin(WorkerPlugin):
         # teardown stops them, and they exit when the worker's pipe closes.
         mp.current_process().daemon = False
         for _ in range(max(1, threads)):
-            slot = solver_slot(self.labels, *self.warm, self.plugins)
+            slot = solver_slot(self.labels, *self.warm, self.plugins, self.memory_limit)
             slot.start()
             self._idle.append(slot)
 

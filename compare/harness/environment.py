@@ -9,11 +9,12 @@ helpers, so the two never describe a machine differently.
 from __future__ import annotations
 
 import importlib.metadata
-import os
 import platform
 import subprocess
 from datetime import datetime
 from pathlib import Path
+
+import psutil
 
 from compare.harness.plugins import plugin_hashes
 
@@ -23,6 +24,7 @@ PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
 def cpu_model() -> str:
+    """The CPU's name (psutil does not give it: /proc/cpuinfo, else ``platform``)."""
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
@@ -35,16 +37,25 @@ def cpu_model() -> str:
 def memory_gb() -> float | None:
     """Physical memory in GiB, or None where the system does not say."""
     try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2 ** 30
-    except (AttributeError, ValueError, OSError):
+        return psutil.virtual_memory().total / 2 ** 30
+    except (OSError, RuntimeError):
+        return None
+
+
+def available_memory_mb() -> float | None:
+    """Memory available to new processes without swapping, in MiB (None: unknown)."""
+    try:
+        return psutil.virtual_memory().available / 2 ** 20
+    except (OSError, RuntimeError):
         return None
 
 
 def load_average() -> list[float] | None:
-    """The 1, 5 and 15 minute load averages (None where there are none, e.g. Windows)."""
+    """The 1, 5 and 15 minute load averages (psutil emulates them where the system
+    has none, e.g. Windows; None where it cannot)."""
     try:
-        return [round(x, 2) for x in os.getloadavg()]
-    except (AttributeError, OSError):
+        return [round(x, 2) for x in psutil.getloadavg()]
+    except (AttributeError, OSError, RuntimeError):
         return None
 
 
@@ -100,7 +111,7 @@ def now() -> str:
 
 def machine() -> dict:
     """The parts that do not change while a run lasts."""
-    return {"cpu": cpu_model(), "cores": os.cpu_count(), "memory_gb": memory_gb(),
+    return {"cpu": cpu_model(), "cores": psutil.cpu_count(), "memory_gb": memory_gb(),
             "os": platform.platform(),
             "python": f"{platform.python_implementation()} {platform.python_version()}",
             "host": platform.node(), "code": code_state(), **commit()}

@@ -38,9 +38,9 @@ Why this shape:
 """
 from __future__ import annotations
 
+import math
 import multiprocessing as mp
 import os
-import signal
 import time
 from abc import ABC, abstractmethod
 from collections import deque
@@ -50,12 +50,15 @@ from multiprocessing.connection import wait
 from typing import Iterable, Iterator
 
 from compare.harness import processes
+from compare.harness.limits import SettingsError
 from compare.harness.plugins import plugin_list
 from compare.harness.tasks import Task
 from compare.harness.worker import WorkerInit, rss_mb, worker_main
 from engines import Result, Status
 
 WARMUP_LIMIT_S = 60.0     # a worker that cannot warm up in this long is restarted without it
+START_LIMIT_S = 30.0      # a worker must import its plugins and build its engines in this long
+START_LIMIT_ENV = "COMPARE_START_LIMIT"     # seconds, to change START_LIMIT_S
                           # (and a new shape gets as long: compiling it is no part of a task)
 KILLED_WARMING_UP = "while its shape was warming up"   # in the message of such a kill
 SHORT_TASK_S = 0.05       # tasks expected to take less than this travel in chunks
@@ -68,6 +71,24 @@ POLL_S = 0.01             # with tasks queued in workers the parent looks this o
 MEMORY_POLL_S = 0.02      # how often busy workers' memory is read under a memory limit
 
 
+def start_limit() -> float:
+    """Seconds a fresh worker has to import the plugins and build the engines.
+
+    ``COMPARE_START_LIMIT`` sets it (0.1 to 86400); a plugin that hangs at
+    import in the workers then ends the run in one line instead of holding it.
+    """
+    text = os.environ.get(START_LIMIT_ENV)
+    if not text:
+        return START_LIMIT_S
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.1 <= value <= 86400:      # nan and inf fail this too
+        raise SettingsError(f"{START_LIMIT_ENV}={text!r}: expected seconds from 0.1 to 86400")
+    return value
+
+
 def grace_for(timeout: float) -> float:
     """Extra time an engine gets to stop itself before its worker is killed."""
     return 1.0 + 0.1 * timeout
@@ -76,20 +97,25 @@ def grace_for(timeout: float) -> float:
 class Executor(ABC):
     """Where tasks run. The plan calls, in order: ``bind`` (the run's settings),
     ``start`` (workers warm up while the store is read), ``fit`` (how many tasks
-    are left), then ``run``, ``facts``, ``close``, and reads ``workers`` and
-    ``gave_up``. Every hook but ``run`` has a default that does nothing."""
+    are left), then ``run``, ``facts``, ``close``; it reads and sets
+    ``local_workers`` and reads ``workers`` and ``gave_up``. Every hook but
+    ``run`` has a default that does nothing."""
 
     workers: int | None = None   # tasks that can run at once; None until known
     gave_up: str | None = None   # why no worker could start, once the executor gave up
+    # worker processes of a cluster the executor starts on this machine for the run
+    # (None: it starts none, or the number is not its own); the plan caps it as it
+    # caps --workers, by the tasks and the memory available
+    local_workers: int | None = None
 
     @abstractmethod
     def run(self, tasks: Iterable[Task], puzzles: dict) -> Iterator[tuple[Task, Result]]:
         """Yield ``(task, result)`` for every task, as each finishes."""
 
     def bind(self, engines: list[str], mode: str, limit: int,  # noqa: B027
-             formulations: Iterable[str]) -> None:
-        """The run's engines and warm-up settings, for an executor made before the
-        settings were known; one made with its own keeps them."""
+             formulations: Iterable[str], memory_limit: float | None = None) -> None:
+        """The run's engines, warm-up settings and memory limit, for an executor made
+        before the settings were known; one made with its own keeps them."""
 
     def start(self) -> None:  # noqa: B027  (an executor may start its workers on first use)
         """Start the workers now, so they warm up while the run is being prepared."""
@@ -154,6 +180,7 @@ class LocalExecutor(Executor):
             self.ctx.set_forkserver_preload(processes.preload_modules(self.engines))
         self.pool: list[_Worker] = []
         self.failed_starts = 0
+        self.start_limit = start_limit()
         self.gave_up: str | None = None      # why no worker could start, once it gave up
         self.guesses: dict = {}              # expected task seconds per (engine, file) and engine
         self.shape_warmups: list[tuple[str, str, float]] = []
@@ -169,8 +196,7 @@ class LocalExecutor(Executor):
         pending = deque(tasks)
         try:
             while pending or any(w.inflight or w.retiring for w in self.pool):
-                if self.gave_up:
-                    yield from self._give_up(pending)
+                if self.gave_up:     # no task more can run: none is answered for it
                     break
                 while pending and len(self.pool) < self.workers:
                     self.pool.append(self._start())
@@ -182,16 +208,6 @@ class LocalExecutor(Executor):
 
     def fit(self, tasks: int) -> None:
         self.workers = max(1, min(self.workers, tasks))
-
-    def _give_up(self, pending: deque) -> Iterator[tuple[Task, Result]]:
-        """Every task not yet answered fails with the reason no worker can run it."""
-        for w in self.pool:
-            pending.extendleft(reversed(w.inflight))
-            w.inflight.clear()
-        while pending:
-            task = pending.popleft()
-            yield task, Result(task.engine, "", "", task.mode, Status.CRASHED,
-                               message=self.gave_up)
 
     def _dispatch(self, pending: deque, puzzles: dict) -> None:
         idle = [w for w in self.pool if w.ready and not w.inflight and not w.retiring]
@@ -303,6 +319,8 @@ class LocalExecutor(Executor):
             _, _, engine, shape, seconds = msg
             self.shape_warmups.append((engine, shape, seconds))
             w.since, w.shaping = now, False
+        elif kind == "unfit":              # the worker cannot start: a plugin, an engine
+            self.gave_up = f"no worker could start: {msg[1]}"
         elif kind == "retire":
             w.retiring = True
             pending.extendleft(reversed(w.inflight))   # unstarted: no token was taken
@@ -317,8 +335,8 @@ class LocalExecutor(Executor):
         return None
 
     def _limit_of(self, w: _Worker) -> float:
-        if not w.ready:
-            return WARMUP_LIMIT_S
+        if not w.ready:       # "": plugins and engines still loading, before any warm-up
+            return self.start_limit if w.warming == "" else WARMUP_LIMIT_S
         timeout = w.inflight[0].timeout
         if w.shaping:       # a first compile (a JIT, an empty cache) is not the task's time
             return max(WARMUP_LIMIT_S, timeout + grace_for(timeout))
@@ -343,12 +361,17 @@ class LocalExecutor(Executor):
             w.proc.kill()
         w.proc.join(5)
         self.pool.remove(w)
-        if not w.ready and not self.gave_up:
+        if not w.ready and not self.gave_up and w.warming == "" and cause == "timeout":
+            # plugins or engines hang while loading: another worker would hang as well
+            self.gave_up = (f"no worker could start: loading the plugins and engines took "
+                            f"over {self.start_limit:g} s (the limit; {START_LIMIT_ENV} "
+                            "sets it)")
+        elif not w.ready and not self.gave_up:
             self.skip_warmup.add(w.warming)      # warm-up itself was the problem
             self.failed_starts += 1
             if self.failed_starts >= MAX_FAILED_STARTS:
                 # workers die before their first task: give up rather than loop forever
-                self.gave_up = f"no worker could start ({_describe_exit(w.proc.exitcode)})"
+                self.gave_up = f"no worker could start ({processes.describe_exit(w.proc.exitcode)})"
         elif w.inflight:
             task = w.inflight.popleft()
             self._learn(task, elapsed)
@@ -465,16 +488,5 @@ def _lost_result(task: Task, cause: str, elapsed: float, exitcode, shaping: bool
         result.message = (f"killed at {resident:.0f} MB resident, over the memory limit "
                           f"of {memory_limit:g} MB")
     else:
-        result.message = f"worker died ({_describe_exit(exitcode)})"
+        result.message = f"worker died ({processes.describe_exit(exitcode)})"
     return result
-
-
-def _describe_exit(code) -> str:
-    if code is None:
-        return "no exit code"
-    if code < 0:
-        try:
-            return f"signal {signal.Signals(-code).name}"
-        except ValueError:
-            return f"signal {-code}"
-    return f"exit code {code}"

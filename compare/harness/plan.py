@@ -7,6 +7,7 @@ costs nothing and a bad request never touches an existing folder.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import platform
 import shlex
@@ -30,6 +31,9 @@ from puzzles.base import Puzzle
 from puzzles.default_set import default_puzzle_files
 from puzzles.loader import load_puzzles
 
+# The choices of the settings that have a fixed few, as the command line offers them.
+CHOICES = {"mode": tuple(engines.MODES), "format": ("auto", "boj2239", "boj2580", "line")}
+
 # Options that define what a run computes; --resume takes them from the store.
 RUN_SETTINGS = {"puzzles": None, "format": "auto", "engines": None, "mode": "first",
                 "limit": 2, "timeout": 10.0, "repeat": 3, "sample": None, "seed": 0,
@@ -39,7 +43,11 @@ API_ORIGIN = "<api>"       # the origin of puzzle objects handed to the Python A
 
 
 class WorkersFailed(RuntimeError):
-    """No worker process could start, so nothing was run."""
+    """No worker process could start, so the tasks left did not run (``ran`` did)."""
+
+    def __init__(self, why: str, ran: int = 0):
+        super().__init__(why)
+        self.ran = ran
 
 
 @dataclass
@@ -51,11 +59,12 @@ class Plan:
     identities: dict
     baseline: str | None
     executor: Executor
-    run: RunFolder               # the output folder, its store open
+    run: RunFolder               # the output folder: made, locked, its store open
     workers: int
     started: float = field(default_factory=time.perf_counter)
     records: list = field(default_factory=list)
     skipped: list = field(default_factory=list)
+    inputs: dict = field(default_factory=dict)     # fingerprint of each input, pre-sample
     tasks: list = field(default_factory=list)
 
     @property
@@ -69,13 +78,16 @@ def make_plan(given: dict, *, out: str | Path | None = None, resume: bool = Fals
     """Validate everything, load the puzzles, prepare the folder, start the workers."""
     given = {k: check_setting(k, v) if k in RANGES and v is not None else v
              for k, v in given.items()}
+    for key, choices in CHOICES.items():
+        if given.get(key) is not None and given[key] not in choices:
+            raise SettingsError(f"{key} {given[key]!r}: choose one of {', '.join(choices)}")
     if workers is not None:
         workers = check_setting("workers", workers)
     folder, settings, stored = _output_and_settings(given, out, resume)
     try:
         return _planned(folder, settings, stored, resume, workers, baseline, objects, executor)
     except BaseException:
-        folder.close()             # a plan that is not made holds no connection
+        folder.close()             # a plan that is not made holds no connection, no lock
         raise
 
 
@@ -89,25 +101,32 @@ def _planned(folder: RunFolder, settings: dict, stored: bool, resume: bool,
     if settings["memory_limit"] and not sys.platform.startswith("linux"):
         raise SettingsError("--memory-limit needs Linux (it reads /proc and sets RLIMIT_AS)")
     objects = {f"{API_ORIGIN}:{i + 1}": p for i, p in enumerate(objects)}
-    records, skipped = _records(settings, objects)
+    records, skipped, inputs = _records(settings, objects)
     tasks = build_tasks(records, labels, settings["mode"], settings["limit"],
                         settings["timeout"], settings["repeat"], formulations)
     if not tasks:
         raise SettingsError(f"--formulations {settings['formulations']}: "
                             "no puzzle has any of them")
     if stored:
-        _check_unchanged(folder, records)
+        _check_unchanged(folder, records, inputs, settings["sample"])
     count, note = worker_count(workers, len(tasks), settings["memory_limit"])
     if note:
         print(f"note: {note}", file=sys.stderr)
+    local = executor.local_workers if executor is not None else None
+    if local:                    # a cluster started here: capped as --workers is
+        executor.local_workers, local_note = worker_count(
+            local, len(tasks), settings["memory_limit"], asked_as=f"--cluster local:{local}")
+        if local_note and not note:
+            print(f"note: {local_note}", file=sys.stderr)
     folder.prepare(resume)
     if executor is None:
         executor = LocalExecutor(count, labels, settings["mode"], settings["limit"],
                                  formulations or ("alldiff",),
                                  memory_limit=settings["memory_limit"])
-    executor.bind(labels, settings["mode"], settings["limit"], formulations or ("alldiff",))
+    executor.bind(labels, settings["mode"], settings["limit"], formulations or ("alldiff",),
+                  memory_limit=settings["memory_limit"])
     plan = Plan(settings, stored, labels, identities, chosen, executor, folder, count,
-                records=records, skipped=skipped, tasks=tasks)
+                records=records, skipped=skipped, inputs=inputs, tasks=tasks)
     try:
         executor.start()             # workers warm up while the store is read
     except BaseException:
@@ -122,10 +141,11 @@ def _planned(folder: RunFolder, settings: dict, stored: bool, resume: bool,
 WORKER_MB = 250       # what one worker may need, engines loaded and solving
 
 
-def worker_count(asked: int | None, tasks: int,
-                 memory_limit: float | None) -> tuple[int, str | None]:
+def worker_count(asked: int | None, tasks: int, memory_limit: float | None,
+                 asked_as: str | None = None) -> tuple[int, str | None]:
     """Workers to start: as asked (default: one per core), but no more than there are
-    tasks or than available memory holds; a note when an explicit request is cut."""
+    tasks or than available memory holds; a note when an explicit request is cut
+    (``asked_as`` names the request, ``--workers N`` by default)."""
     wanted = asked or os.cpu_count() or 1
     count, why = wanted, []
     if tasks < count:
@@ -141,20 +161,14 @@ def worker_count(asked: int | None, tasks: int,
                        f"{each:.0f} MB a worker")
     count = max(1, count)
     if asked and count < asked:
-        return count, f"--workers {asked} capped to {count} ({'; '.join(why)})"
+        return count, f"{asked_as or f'--workers {asked}'} capped to {count} ({'; '.join(why)})"
     return count, None
 
 
 def available_mb() -> float | None:
-    """Memory available to new processes (``MemAvailable``), where the system says."""
-    try:
-        with open("/proc/meminfo", encoding="ascii") as handle:
-            for line in handle:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) / 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
+    """Memory available to new processes (psutil's ``available``: Linux's
+    ``MemAvailable``, and its equivalent elsewhere), where the system says."""
+    return environment.available_memory_mb()
 
 
 def run_plan(plan: Plan, command: str, progress: bool = False, announce: bool = False) -> dict:
@@ -166,7 +180,7 @@ def run_plan(plan: Plan, command: str, progress: bool = False, announce: bool = 
             plan.executor.close()   # also when the store or the user stopped the run
     failed = plan.executor.gave_up
     if failed:
-        raise WorkersFailed(failed)
+        raise WorkersFailed(failed, timing["results"])
     return timing
 
 
@@ -174,7 +188,8 @@ def _run_stored(plan: Plan, command: str, progress: bool, announce: bool) -> dic
     store = plan.run.store
     if not plan.stored:
         store.set_meta("config", _config(plan, command))
-        store.set_meta("skipped", plan.skipped)
+        store.set_meta("inputs", plan.inputs)
+    store.set_meta("skipped", plan.skipped)     # lines added since may be bad ones
     store.set_meta("planned", dict(Counter(t.engine for t in plan.tasks)))
     store.add_puzzles([puzzle_row(r) for r in plan.records])
     todo = [t for t in plan.tasks if t.key not in store.done_keys()]
@@ -212,18 +227,41 @@ def _output_and_settings(given: dict, out, resume: bool) -> tuple[RunFolder, dic
     return folder, {**RUN_SETTINGS, **saved}, True
 
 
-def _check_unchanged(folder: RunFolder, records: list[PuzzleRecord]) -> None:
-    """A resumed run refuses inputs whose puzzles differ from those its results answer."""
-    before = {pid: row.get("digest") for pid, row in folder.puzzles.items()}
-    changed = [r for r in records
-               if before.get(r.puzzle_id) and before[r.puzzle_id] != puzzle_digest(r.puzzle)]
+def _check_unchanged(run: RunFolder, records: list[PuzzleRecord], inputs: dict,
+                     sample: int | None) -> None:
+    """A resumed run refuses inputs whose puzzles differ from those its results answer.
+
+    A puzzle edited, moved, or now an invalid line (its old results would stay
+    beside a "skipped" note) is refused; puzzles only added run as new tasks.
+    A sampled run refuses any change to a sampled file: the same seed would
+    draw other puzzles, and the store would hold two draws.
+    """
+    restore = ("restore the input, or start a new run with another --out")
+    folder, stored, before_inputs = run.path, run.puzzles, run.meta("inputs")
+    if sample and before_inputs:
+        moved = [origin for origin, print_ in inputs.items()
+                 if origin in before_inputs and before_inputs[origin] != print_]
+        if moved:
+            raise SettingsError(f"--resume: {moved[0]} changed since the sampled run in "
+                                f"{folder} began; --sample {sample} would now draw other "
+                                f"puzzles than its stored results answer: {restore}")
+    now = {r.puzzle_id: r for r in records}
+    changed = [r for r in records if stored.get(r.puzzle_id, {}).get("digest")
+               and stored[r.puzzle_id]["digest"] != puzzle_digest(r.puzzle)]
+    gone = [row for pid, row in stored.items()
+            if pid not in now and row.get("origin") in inputs]
     if changed:
         first = changed[0]
         where = f"{first.origin}, line {first.line}" if first.line else first.origin
         raise SettingsError(f"--resume: {len(changed)} puzzle(s) changed since the run in "
-                            f"{folder.path} began (first: {where}); its stored results answer "
-                            "the old ones: restore the input, or start a new run with another "
-                            "--out")
+                            f"{folder} began (first: {where}); its stored results answer the "
+                            f"old ones: {restore}")
+    if gone:
+        first = gone[0]
+        where = f"{first['origin']}, line {first['line']}" if first.get("line") else first["origin"]
+        raise SettingsError(f"--resume: {len(gone)} puzzle(s) of the run in {folder} are no "
+                            f"longer valid in its input (first: {where}); their stored "
+                            f"results answer lines that are gone: {restore}")
 
 
 def _norm(value):
@@ -288,17 +326,26 @@ def _baseline(wanted: str | None, labels: list[str]) -> str | None:
 
 
 # ----- puzzles ----------------------------------------------------------------------------
-def _records(settings: dict, objects: dict) -> tuple[list[PuzzleRecord], list[str]]:
-    """Every valid puzzle (sampled); bad lines are reported, kept for the report, skipped."""
-    good, skipped, seen = [], [], {}
+def _records(settings: dict, objects: dict) -> tuple[list[PuzzleRecord], list[str], dict]:
+    """Every valid puzzle (sampled); bad lines are reported, kept for the report, skipped.
+
+    Also a fingerprint of each input as read, before sampling: a resumed
+    sampled run draws the same puzzles only from the same input.
+    """
+    good, skipped, seen, inputs = [], [], {}, {}
     names = settings["puzzles"] or ([] if objects else default_puzzle_files())
     for arg in dict.fromkeys(names):
+        fingerprint = hashlib.sha256()
         for entry in load_puzzles(arg, settings["format"] or "auto"):
+            fingerprint.update(f"{entry.id}\0{entry.line}\0".encode())
             if entry.error is None:
+                fingerprint.update(puzzle_digest(entry.puzzle).encode() + b"\n")
                 good.append((arg, (entry.id, entry.puzzle, entry.line)))
                 continue
+            fingerprint.update(b"invalid\n")
             skipped.append(str(entry.error))
             print(f"skipped: {entry.error}", file=sys.stderr)
+        inputs[arg] = fingerprint.hexdigest()[:24]
     for pid, puzzle in objects.items():
         good.append((API_ORIGIN, (puzzle.name or pid, puzzle, int(pid.rsplit(":", 1)[1]))))
     records = []
@@ -308,7 +355,7 @@ def _records(settings: dict, objects: dict) -> tuple[list[PuzzleRecord], list[st
         records.append(PuzzleRecord(pid, puzzle, source, arg, line))
     if not records:
         raise SettingsError("no valid puzzle to run")
-    return records, skipped
+    return records, skipped, inputs
 
 
 def _unique_id(pid: str, origin: str, seen: dict[str, str]) -> str:

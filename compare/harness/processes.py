@@ -6,6 +6,8 @@
   a clean server that has the engines' modules imported already.
 * ``marked_as_harness``, ``die_with_parent`` and ``guard_forkserver``: a solver
   process (and the forkserver) never outlives the harness, however it dies.
+* ``apart_from_terminal`` and ``call_apart``: Ctrl-C and SIGTERM are the
+  harness's; a solver process never hears them from the terminal.
 
 The local executor starts its workers with these; the Dask executor and its
 worker plugin use the same, so a solver process on a Dask worker behaves as a
@@ -16,13 +18,16 @@ from __future__ import annotations
 import ctypes
 import multiprocessing as mp
 import os
+import pickle
 import signal
 import sys
 import threading
 from contextlib import contextmanager
 from multiprocessing import forkserver
+from multiprocessing.connection import wait
 
 import engines
+from engines import describe
 
 PARENT_ENV = "CSP_COMPARE_HARNESS_PID"   # set while the harness starts a process
 PR_SET_PDEATHSIG = 1
@@ -98,6 +103,90 @@ def marked_as_harness():
             os.environ.pop(PARENT_ENV, None)
         else:
             os.environ[PARENT_ENV] = before
+
+
+# ----- signals are the harness's ---------------------------------------------------------
+def apart_from_terminal() -> None:
+    """Leave the terminal's process group, so Ctrl-C reaches the harness alone.
+
+    The terminal sends SIGINT to its whole foreground group. Solver libraries
+    take it in a worker whatever the worker asked for (one raises "Program
+    interrupted by user", others stop their search and answer "unknown"),
+    and the harness would then store an error or a timeout for a
+    task the user interrupted. Out of the group, a worker hears of Ctrl-C only
+    through the harness, which stops it and stores nothing for its task.
+    """
+    try:
+        os.setpgid(0, 0)
+    except (AttributeError, OSError):
+        pass
+
+
+class ProcessDied(RuntimeError):
+    """The child of ``call_apart`` ended without an answer (killed, crashed, overran)."""
+
+
+def call_apart(function, *args, within: float | None = None):
+    """``function(*args)`` in a throw-away child process, as a worker would run it.
+
+    The child is forked (cheap: the modules are loaded already), leaves the
+    terminal's group and dies with this process; its return value, or the
+    exception it raised, comes back pickled. Solver libraries in it may take
+    any signal they like: this process keeps its own, and Ctrl-C or SIGTERM
+    here stops the child at once, even inside a C call that never returns to
+    Python. Past ``within`` seconds the child is killed (``ProcessDied``).
+    Where there is no fork, the call runs here.
+    """
+    if "fork" not in mp.get_all_start_methods():
+        return function(*args)
+    ctx = mp.get_context("fork")
+    answer, child_end = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_apart_main, args=(child_end, function, args), daemon=True)
+    proc.start()
+    child_end.close()
+    try:
+        if not wait([answer, proc.sentinel], within):
+            raise ProcessDied(f"still running after {within:g} s")
+        try:
+            kind, value = answer.recv()
+        except (EOFError, OSError):
+            proc.join(1)
+            raise ProcessDied(describe_exit(proc.exitcode)) from None
+    finally:
+        if proc.is_alive():
+            proc.kill()
+        proc.join()
+        answer.close()
+    if kind == "raised":
+        raise value
+    return value
+
+
+def _apart_main(conn, function, args) -> None:
+    apart_from_terminal()
+    set_parent_death_signal()
+    try:
+        outcome = ("returned", function(*args))
+    except BaseException as exc:      # the caller decides what it means
+        outcome = ("raised", exc)
+    try:
+        pickle.loads(pickle.dumps(outcome))    # what the caller could not unpickle either
+        conn.send(outcome)
+    except Exception as exc:
+        conn.send(("raised", ProcessDied(f"its answer could not be sent "
+                                         f"({describe(outcome[1])}: {describe(exc)})")))
+
+
+def describe_exit(code) -> str:
+    """A process's exit code in words: ``exit code 3``, ``signal SIGKILL``."""
+    if code is None:
+        return "no exit code"
+    if code < 0:
+        try:
+            return f"signal {signal.Signals(-code).name}"
+        except ValueError:
+            return f"signal {-code}"
+    return f"exit code {code}"
 
 
 # ----- never outlive the parent ---------------------------------------------------------

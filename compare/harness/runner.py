@@ -190,7 +190,7 @@ def execute(tasks: list[Task], records: dict[str, PuzzleRecord], executor: Execu
     _verdicts.clear()        # keyed by puzzle id, which only names one puzzle within a run
     bar = _progress(len(tasks), progress)
     started = time.perf_counter() if started is None else started
-    cpu, first, last, wrong, task_s = time.process_time(), None, None, 0, 0.0
+    cpu, first, last, wrong, task_s, stored = time.process_time(), None, None, 0, 0.0, 0
     puzzles = {pid: rec.puzzle for pid, rec in records.items()}
     refutations = Refutations(store)
     try:
@@ -200,6 +200,7 @@ def execute(tasks: list[Task], records: dict[str, PuzzleRecord], executor: Execu
             row = result_row(task, records[task.puzzle_id], result, identities[task.engine])
             refuted = refutations.judge(row)
             store.add(row)
+            stored += 1
             task_s += row["total_s"] or 0.0
             wrong_now = [task.engine] if row["verified"] is False else []
             for engine in wrong_now + refuted:
@@ -214,7 +215,8 @@ def execute(tasks: list[Task], records: dict[str, PuzzleRecord], executor: Execu
         store.flush()
         if bar is not None:
             bar.close()
-    return {"tasks": len(tasks), "wrong": wrong, "wall_s": time.perf_counter() - started,
+    return {"tasks": len(tasks), "results": stored, "wrong": wrong,
+            "wall_s": time.perf_counter() - started,
             "first_s": first or 0.0, "last_s": last or 0.0, "task_s": task_s,
             "parent_cpu_s": time.process_time() - cpu, **executor.facts()}
 

@@ -21,6 +21,7 @@ Message protocol (pickled tuples on the connection)::
                                 ids this worker has not been sent before to puzzles
       None                      stop once the current task is done
     worker -> parent
+      ("unfit", why)            the plugins or engines cannot be loaded here; the worker ends
       ("warming", label)        start-up warm-up of one engine begins
       ("ready", info)           start-up done: {"pid", "rss_mb", "peak_method", "host",
                                 "warmup_s": start-up warm-up seconds per engine}
@@ -54,8 +55,8 @@ from dataclasses import dataclass
 
 import engines
 from compare.harness.boundary import checked_result
-from compare.harness.plugins import load_plugins
-from compare.harness.processes import die_with_parent
+from compare.harness.plugins import PluginError, load_plugins
+from compare.harness.processes import apart_from_terminal, die_with_parent
 from compare.harness.tasks import Task
 from engines import Result, Status, describe
 from puzzles.generator import warmup_puzzles
@@ -351,10 +352,12 @@ def worker_main(conn, init: WorkerInit, tokens=None, lifeline=None) -> None:
 
     ``tokens`` is the read end of the token pipe (a ``Connection``) and
     ``lifeline`` a pipe end whose other end only the parent holds. Ctrl-C is
-    the parent's to handle: the worker ignores SIGINT and is stopped by it.
+    the parent's to handle: the worker is out of the terminal's reach
+    (``apart_from_terminal``), ignores SIGINT besides, and is stopped by the parent.
     Whatever happens to the parent, the worker exits without a word.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    apart_from_terminal()
     die_with_parent(lifeline)
     try:
         _serve(conn, init, tokens)
@@ -367,7 +370,11 @@ def worker_main(conn, init: WorkerInit, tokens=None, lifeline=None) -> None:
 
 
 def _serve(conn, init: WorkerInit, tokens) -> None:
-    session = Session(init, conn.send)
+    try:
+        session = Session(init, conn.send)
+    except Exception as exc:     # a plugin or an engine that will not load: no worker can
+        conn.send(("unfit", str(exc) if isinstance(exc, PluginError) else describe(exc)))
+        return
     session.start_up()
     conn.send(("ready", session.info()))
     token_fd = tokens.fileno() if tokens is not None else None

@@ -39,12 +39,15 @@ class RunDiff:
     shift_s: float = paired.DEFAULT_SHIFT_S
     notes: list[str] = field(default_factory=list)
     differences: list[str] = field(default_factory=list)   # settings or code that differ
+    empty: str | None = None     # why nothing could be compared (a run without results)
 
     @property
     def compatible(self) -> bool:
         return not self.differences
 
     def first_line(self) -> str:
+        if self.empty:
+            return self.empty
         if self.differences:
             return ("INCOMPATIBLE: the runs differ in " + "; ".join(self.differences)
                     + ": the ratios below compare unlike runs")
@@ -78,6 +81,8 @@ class RunDiff:
         return list(rows["engine"])
 
     def text(self) -> str:
+        if self.empty:
+            return self.first_line()
         lines = [self.first_line(), f"A: {self.a}", f"B: {self.b}", ""]
         if self.engines.empty:
             lines.append("no engine has a task in both runs")
@@ -150,6 +155,15 @@ def compare_runs(a: Path | str | RunFolder, b: Path | str | RunFolder,
     run_a = a if isinstance(a, RunFolder) else RunFolder(a)
     run_b = b if isinstance(b, RunFolder) else RunFolder(b)
     with run_a, run_b:
+        empty = [f"{name} ({run.path})" for name, run in (("A", run_a), ("B", run_b))
+                 if run.results.empty]
+        if empty:     # an interrupted run may have stored nothing yet: nothing to pair
+            nothing = pd.DataFrame(columns=["engine", "tasks", "ratio", "ci_low", "ci_high",
+                                            "median_ratio", "wins", "ties", "losses",
+                                            "verdict"])
+            return RunDiff(run_a.path, run_b.path, nothing, pd.DataFrame(), shift_s,
+                           empty=f"{' and '.join(empty)} stored no result yet (interrupted "
+                                 "early?): nothing to compare")
         tasks_a, tasks_b = run_a.tasks, run_b.tasks
         puzzles_a, puzzles_b = run_a.puzzles, run_b.puzzles
         engines_a, engines_b = set(run_a.results["engine"]), set(run_b.results["engine"])
