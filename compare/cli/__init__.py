@@ -100,6 +100,28 @@ def _dispatch(argv: list[str]) -> int:
     return importlib.import_module("compare.cli.run").main(argv)
 
 
+def run() -> int:
+    """The process's entry point (``run_compare.py``, ``csp-compare``): ``main``, and an
+    interrupted command ends at once.
+
+    Once the interrupted command has kept what it finished and said so, the
+    interpreter's own teardown (a garbage collection over every module
+    loaded: pandas, SciPy, numba, the solver libraries) would keep the user
+    waiting several seconds more on a busy machine, for nothing: the stores
+    are closed, the workers stopped. The streams are flushed and the process
+    ends there.
+    """
+    code = main()
+    if code == Exit.INTERRUPTED:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(code)
+    return code
+
+
 def _pipe_closed() -> int:
     """stdout's reader is gone: nothing more can be said there, and nothing on exit."""
     try:
