@@ -22,8 +22,7 @@ from compare.harness.executor import Executor
 from compare.harness.store import Store
 from compare.harness.tasks import PuzzleRecord, Task
 from compare.judge.batch import Claim, verify_many
-from engines import Result, Status
-from engines.base import ANSWERED
+from engines import ANSWERED, Result, Status
 
 SHOUT_AT_MOST = 10     # wrong answers shouted while running; the report lists all
 BATCH = 2048           # results checked and stored together, at most
