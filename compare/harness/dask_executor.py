@@ -157,6 +157,8 @@ class _Chunk:
 class DaskExecutor(Executor):
     """Tasks in chunks on a Dask cluster (see the module docstring)."""
 
+    steerable = True
+
     def __init__(self, engines: list[str] | None = None, mode: str = "first", limit: int = 2,
                  formulations: Iterable[str] = ("alldiff",), *, scheduler: str | None = None,
                  cluster=None, chunk: int | None = None, workers: int | None = None,

@@ -127,16 +127,19 @@ class Executor(ABC):
     # caps --workers, by the tasks and the memory available
     local_workers: int | None = None
 
-    @abstractmethod
-    def run(self, tasks: Iterable[Task], puzzles: dict, skip: Skip | None = None,
-            pauses: bool = False) -> Iterator[tuple[Task, Result] | None]:
-        """Yield ``(task, result)`` for every task, as each finishes; with ``pauses``
-        also ``None`` before it may wait for the next, so the caller can settle what
-        it holds (the runner checks and stores results in batches).
+    steerable = False   # ``run`` takes ``skip`` and ``pauses`` (below)
 
+    @abstractmethod
+    def run(self, tasks: Iterable[Task], puzzles: dict) -> Iterator[tuple[Task, Result] | None]:
+        """Yield ``(task, result)`` for every task, as each finishes.
+
+        A ``steerable`` executor's ``run`` also takes ``skip`` and ``pauses``.
         ``skip(task)``, asked just before a task would be handed to a worker,
         may answer it without running it (a ``Result`` to yield as its own);
-        ``None`` runs it. ``take_runnable`` does the asking.
+        ``None`` runs it (``take_runnable`` does the asking). With ``pauses``
+        it also yields ``None`` when what came in should be settled before it
+        hands out more or waits (the runner checks and stores results in
+        batches); without, the runner settles each result as it comes.
         """
 
     @staticmethod
@@ -233,6 +236,8 @@ class _Pending:
 
 class LocalExecutor(Executor):
     """Worker processes on this machine (see the module docstring)."""
+
+    steerable = True
 
     def __init__(self, workers: int, engines: list[str], mode: str = "first",
                  limit: int = 2, formulations: Iterable[str] = ("alldiff",),

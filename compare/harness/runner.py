@@ -291,7 +291,12 @@ def execute(tasks: list[Task], records: dict[str, PuzzleRecord], executor: Execu
         tally["settling"] = False
 
     try:
-        for done in executor.run(tasks, puzzles, once.skip if once else None, pauses=True):
+        if executor.steerable:
+            stream = executor.run(tasks, puzzles, skip=once.skip if once else None,
+                                  pauses=True)
+        else:                    # one result at a time, each settled as it comes
+            stream = (item for done in executor.run(tasks, puzzles) for item in (done, None))
+        for done in stream:
             if done is not None:
                 last = time.perf_counter() - started
                 first = first or last
