@@ -392,6 +392,15 @@ class LocalExecutor(Executor):
         life_r.close()
         return _Worker(proc, parent, (tokens_r, tokens_w), life_w)
 
+    def kill_workers(self) -> None:
+        """Kill every worker process now; safe from another thread than ``run``'s, which
+        finds the deaths as it would any other (its tasks crashed)."""
+        for w in list(self.pool):
+            try:
+                w.proc.kill()
+            except (OSError, ValueError, AttributeError):
+                pass
+
     def close(self) -> None:
         """Stop every worker: idle ones finish, busy ones are killed (the run is over)."""
         for w in self.pool:
