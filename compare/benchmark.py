@@ -169,7 +169,7 @@ def run_benchmark(file: Path | str | None = None, *, parts: list[str] | None = N
                   time.perf_counter() - started, spec.title, _libraries(chosen))
     (folder / "bench.md").write_text(text, encoding="utf-8")
     if publish_to is not None:
-        publish(folder, Path(publish_to), outcomes)
+        publish(folder, Path(publish_to), outcomes, spec.path.stem)
     return BenchmarkRun(folder, outcomes, text)
 
 
@@ -335,12 +335,12 @@ def dataset_files(spec: Benchmark, folder: Path, parts: list[Part]) -> dict[str,
                     for name in spec.datasets.get(group, ())})
     if names and not folder.is_dir():
         raise BenchmarkError(f"{folder}: no such datasets folder; the benchmark needs the public "
-                         "Sudoku sets listed in README.md (Performance), pass their folder "
+                         "Sudoku sets listed in docs/performance/README.md, pass their folder "
                          "with --datasets DIR")
     for name in names:
         if not (folder / name).is_file():
             raise BenchmarkError(f"{folder / name}: dataset not found; the benchmark needs the "
-                             "public Sudoku sets listed in README.md (Performance), pass their "
+                             "public Sudoku sets listed in docs/performance/README.md, pass their "
                              "folder with --datasets DIR")
     return {name: folder / name for name in names}
 
@@ -595,11 +595,18 @@ def _concat(*frames):
     return pd.concat(frames, ignore_index=True)
 
 
-def publish(out: Path, target: Path, outcomes: list[Outcome]) -> None:
-    """Copy bench.md and the plots, keeping their relative links."""
+def publish(out: Path, target: Path, outcomes: list[Outcome], name: str) -> Path:
+    """The benchmark's current table in ``target``: ``<name>.md`` (bench.md with
+    its plot links pointing into ``<name>/``) and the plots under ``<name>/``.
+    Returns the page written."""
     target.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(out / "bench.md", target / "bench.md")
+    text = (out / "bench.md").read_text(encoding="utf-8")
     for o in outcomes:
-        for png in _plot_files(o.folder) if len(o.part.engines) > 1 else ():
-            (target / o.part.name).mkdir(exist_ok=True)
-            shutil.copy2(o.folder / png, target / o.part.name / png)
+        plots = _plot_files(o.folder) if len(o.part.engines) > 1 else []
+        for png in plots:
+            (target / name / o.part.name).mkdir(parents=True, exist_ok=True)
+            shutil.copy2(o.folder / png, target / name / o.part.name / png)
+            text = text.replace(f"]({o.part.name}/{png})", f"]({name}/{o.part.name}/{png})")
+    page = target / f"{name}.md"
+    page.write_text(text, encoding="utf-8")
+    return page

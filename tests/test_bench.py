@@ -349,8 +349,10 @@ def test_quick_benchmark_runs_every_part_verifies_and_publishes(tmp_path):
     assert len(pd.read_csv(out / "overhead" / "results.csv")) == 10
     big = pd.read_csv(out / "big" / "results.csv")
     assert {"gen-25x25", "gen-16x16-hard", "gecode_25x25"} <= set(big["source"])
-    assert (docs / "bench.md").read_text() == text
-    assert (docs / "9x9" / "cactus.png").stat().st_size > 0
+    page = (docs / "sudoku.md").read_text()
+    assert page == text.replace("](9x9/", "](sudoku/9x9/").replace("](big/", "](sudoku/big/")
+    assert "](sudoku/9x9/cactus.png)" in page
+    assert (docs / "sudoku" / "9x9" / "cactus.png").stat().st_size > 0
 
 
 def test_a_puzzle_file_the_part_cannot_read_is_exit_2_not_a_traceback(tmp_path, capsys):

@@ -58,8 +58,8 @@ WARMUP_LIMIT_S = 60.0     # a worker that cannot warm up in this long is restart
 KILLED_WARMING_UP = "while its shape was warming up"   # in the message of such a kill
 SHORT_TASK_S = 0.05       # tasks expected to take less than this travel in chunks
 CHUNK_S = 0.05            # about this much expected work per chunk of short tasks
-MAX_CHUNK = 1024          # at 64, chunks of microsecond solves held ~2 ms of work and the
-                          # harness ran 2,900 results/s on 1 worker; at 1024, 6,000/s
+MAX_CHUNK = 1024          # enough microsecond solves to fill a chunk's CHUNK_S, so a
+                          # worker does not wait for the parent between short chunks
 TAKE_BACK_AFTER_S = 0.02  # a task running longer may lose the tasks queued behind it
 MAX_FAILED_STARTS = 3     # workers in a row that die before they are ready
 POLL_S = 0.01             # with tasks queued in workers the parent looks this often
