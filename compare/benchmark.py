@@ -364,9 +364,26 @@ def resolved(part: Part, spec: Benchmark, files: dict[str, Path], out: Path, *,
         puzzles.append(_generate(generated, generated.counter or part.engines[0], part.name,
                                  out, seed))
     repeats = repeat if part.repeatable and repeat else part.repeat
-    return replace(part, puzzles=tuple(puzzles), sample=scale.get("sample", part.sample),
-                   timeout=flag or float(scale.get("timeout", part.timeout)), repeat=repeats,
-                   generated=generated)
+    return _by_label(replace(part, puzzles=tuple(puzzles), sample=scale.get("sample", part.sample),
+                             timeout=flag or float(scale.get("timeout", part.timeout)),
+                             repeat=repeats, generated=generated))
+
+
+def _by_label(part: Part) -> Part:
+    """The part with its engines named as their results name them (a spec that
+    gives an option its default value is named without it), so its tables find
+    their rows. A spec the registry does not take is left for the run to refuse
+    in its own words."""
+    try:
+        label = {spec: engines.get_engine(spec).label for spec in part.engines}
+    except ValueError:
+        return part
+    target = dict(part.target)
+    if "engine" in target:
+        target["engine"] = label.get(target["engine"], target["engine"])
+    return replace(part, engines=tuple(label.values()),
+                   baseline=label.get(part.baseline, part.baseline), target=target,
+                   labels={label[spec]: name for spec, name in part.labels.items()})
 
 
 def _generate(spec: Generated, counter: str, part: str, out: Path, seed: int) -> str:
@@ -574,9 +591,10 @@ def _big_section(mine, data) -> list[str]:
     return [_heading(part, f"{part.name}: time per puzzle against size")
             + f" (limit {part.timeout:g} s"
             + ("" if first is None else f"; with the rows of the {with_} part") + ")", "",
-            bench.scaling_markdown(bench.scaling_table(sized, ["size"])), "",
+            bench.scaling_markdown(bench.scaling_table(_named(part, sized), ["size"])), "",
             "Per dataset:", "",
-            bench.scaling_markdown(bench.scaling_table(tasks, ["source", "size"])), "",
+            bench.scaling_markdown(bench.scaling_table(_named(part, tasks), ["source", "size"])),
+            "",
             f"**{check}.**", "", *_plots(part.name, outcome.folder)]
 
 
@@ -586,8 +604,13 @@ def _plain_section(mine, data) -> list[str]:
     part = outcome.part
     return [_heading(part, f"{part.name}: {', '.join(part.engines)}")
             + f" (mode {part.mode}, limit {part.timeout:g} s{_repeats(outcome)})", "",
-            bench.scaling_markdown(bench.scaling_table(tasks, ["source", "size"])), "",
-            *_plots(part.name, outcome.folder)]
+            bench.scaling_markdown(bench.scaling_table(_named(part, tasks), ["source", "size"])),
+            "", *_plots(part.name, outcome.folder)]
+
+
+def _named(part: Part, tasks):
+    """The tasks with their engines named as the benchmark file names them."""
+    return tasks.assign(engine=[part.label(e) for e in tasks["engine"]])
 
 
 def _concat(*frames):

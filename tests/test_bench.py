@@ -360,3 +360,17 @@ def test_a_puzzle_file_the_part_cannot_read_is_exit_2_not_a_traceback(tmp_path, 
     assert bench_cli.main([str(path), "--quiet", "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err and "error: bench part queens: " in err and "two.txt" in err
+
+
+def test_engines_given_with_default_options_find_their_rows(tmp_path):
+    """A part may name ``cpsat:workers=1``; its results say ``cpsat``: the ratio
+    table must still find the baseline's times, under the file's label."""
+    part = benchmark.Part("p", ("backtracking:variant=fast", "cpsat:workers=1"), "first",
+                          ("queens:6",), None, 5.0, baseline="cpsat:workers=1",
+                          target={"kind": "ratio", "engine": "backtracking:variant=fast",
+                                  "max": 1.0},
+                          labels={"cpsat:workers=1": "CP-SAT"})
+    spec = benchmark.Benchmark(tmp_path / "b.toml", "t", {}, (part,))
+    named = benchmark.resolved(part, spec, {}, tmp_path)
+    assert named.engines == ("backtracking", "cpsat") and named.baseline == "cpsat"
+    assert named.subject == "backtracking" and named.label("cpsat") == "CP-SAT"
