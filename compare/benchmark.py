@@ -625,8 +625,7 @@ def publish(out: Path, target: Path, outcomes: list[Outcome], name: str) -> Path
     target.mkdir(parents=True, exist_ok=True)
     text = (out / "bench.md").read_text(encoding="utf-8")
     for o in outcomes:
-        plots = _plot_files(o.folder) if len(o.part.engines) > 1 else []
-        for png in plots:
+        for png in _plot_files(o.folder):
             (target / name / o.part.name).mkdir(parents=True, exist_ok=True)
             shutil.copy2(o.folder / png, target / name / o.part.name / png)
             text = text.replace(f"]({o.part.name}/{png})", f"]({name}/{o.part.name}/{png})")

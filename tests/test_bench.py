@@ -191,10 +191,14 @@ def test_a_user_file_runs_end_to_end_and_writes_bench_md(tmp_path, capsys):
     (tmp_path / "two.txt").write_text("\n".join(lines_of("gen-9x9-easy.txt")[:2]) + "\n")
     out = tmp_path / "out"
     code = bench_cli.main([str(write(tmp_path, TINY)), "--quiet", "--workers", "1",
-                           "--datasets", str(tmp_path / "nowhere"), "--out", str(out)])
+                           "--datasets", str(tmp_path / "nowhere"), "--out", str(out),
+                           "--publish", str(tmp_path / "docs")])
     assert code == 0, capsys.readouterr().err
     text = (out / "bench.md").read_text()
     assert text.startswith("# Queens") and "## queens: backtracking" in text
+    page = tmp_path / "docs" / "mine.md"           # named after the benchmark file
+    links = re.findall(r"\]\(([^)]+\.png)\)", page.read_text())
+    assert links and all((page.parent / link).is_file() for link in links), links
     results = pd.read_csv(out / "queens" / "results.csv")
     assert len(results) == 3 and results["verified"].all()
 
