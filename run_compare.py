@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# PYTHON_ARGCOMPLETE_OK
 """Entry point: ``python run_compare.py --help``. The logic lives in ``compare/``."""
 import sys
 

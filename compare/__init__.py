@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import importlib
 
-_API = {"Comparison", "Interrupted", "PluginError", "RunDiff", "SettingsError", "WorkersFailed",
-        "compare_runs", "open_comparison", "run_comparison"}
+_API = {"Comparison", "History", "Interrupted", "PluginError", "RunDiff", "SettingsError",
+        "WorkersFailed", "compare_runs", "history", "natural_key", "open_comparison",
+        "run_comparison"}
 __all__ = sorted(_API | {"load_plugins"})
 
 

@@ -14,7 +14,9 @@ nothing.
 """
 from __future__ import annotations
 
+import re
 import shlex
+import tempfile
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -27,13 +29,17 @@ from compare.harness.plugins import PluginError, load_plugins
 from compare.harness.store import Store
 from compare.judge.verdict import failures, findings
 from compare.reporting import summary
+from compare.reporting.history import History, HistoryError
+from compare.reporting.history import history as _history
 from compare.reporting.report import Report, build_report
 from compare.reporting.runs import RunDiff
 from compare.reporting.runs import compare_runs as _compare_runs
+from compare.reporting.summary import natural_key
 from puzzles.base import Puzzle
 
-__all__ = ["ClusterError", "Comparison", "PluginError", "RunDiff", "SettingsError",
-           "WorkersFailed", "compare_runs", "open_comparison", "run_comparison"]
+__all__ = ["ClusterError", "Comparison", "History", "PluginError", "RunDiff", "SettingsError",
+           "WorkersFailed", "compare_runs", "history", "natural_key", "open_comparison",
+           "run_comparison"]
 
 
 @dataclass
@@ -45,9 +51,10 @@ class Comparison:
 
     @cached_property
     def results(self):
-        """Every stored task result, one row each (the columns of results.csv)."""
+        """Every stored task result, one row each (the columns of results.csv), puzzles
+        in natural order (``:2`` before ``:10``; ``natural_key`` sorts so too)."""
         with Store(self.folder) as store:
-            return store.frame()
+            return summary.in_puzzle_order(store.frame())
 
     @cached_property
     def puzzles(self) -> dict[str, dict]:
@@ -102,6 +109,13 @@ class Comparison:
                                     shift_s=self.shift_ms / 1000)
 
     @property
+    def by_family(self):
+        """Per family (the puzzle's name up to its first ``-``) and engine, as report.html."""
+        tasks = self.tasks.assign(family=self.tasks["puzzle_id"].map(summary.family))
+        return summary.engine_table(tasks, self.chosen_baseline, by=["family"],
+                                    shift_s=self.shift_ms / 1000)
+
+    @property
     def problems(self) -> list:
         """Wrong answers and disagreements, each with a command that reproduces it."""
         return findings(self.results, self.puzzles, self.config.get("plugin_env"))
@@ -116,7 +130,8 @@ class Comparison:
         return not self.problems
 
     def write_report(self, quiet: bool = True) -> Report:
-        """summary.md, results.csv (and .parquet), meta.json and the plots, in ``folder``."""
+        """summary.md, report.html, results.csv (and .parquet), meta.json and the plots,
+        in ``folder``."""
         return build_report(self.folder, self.baseline, quiet, self.shift_ms / 1000)
 
 
@@ -147,6 +162,13 @@ def run_comparison(puzzles: Iterable[str | Path | Puzzle] | None = None,
     (with ``scheduler`` an address, or ``cluster`` ``"local:N"`` or a Dask
     cluster object such as ``dask_jobqueue.SLURMCluster``; ``chunk`` tasks per
     Dask task, default adaptive), or an ``Executor`` such as a ``DaskExecutor``.
+
+    ``out``: the output folder; None (the default) makes a new temporary
+    folder (``tempfile.mkdtemp``), so running the call again, as a notebook
+    cell is, starts afresh; ``comparison.folder`` says where it is. A
+    request that cannot run raises ``SettingsError`` naming the keyword
+    arguments (``out=...``); with ``command`` (the command line that started
+    the run, recorded with it) it names that command's flags.
     """
     loaded = load_plugins(list(plugins) if plugins is not None and not isinstance(plugins, str)
                           else plugins)
@@ -165,8 +187,20 @@ def run_comparison(puzzles: Iterable[str | Path | Puzzle] | None = None,
     if executor is None or isinstance(executor, str):
         executor = executor_named(executor, scheduler=scheduler, cluster=cluster, chunk=chunk,
                                   workers=workers, plugins=",".join(loaded))
-    plan = make_plan(given, out=out, resume=resume, workers=workers, baseline=baseline,
-                     objects=objects, executor=executor)
+    temporary = out is None
+    if temporary and resume:
+        raise SettingsError("resume=True needs out=FOLDER, the folder of the run to continue")
+    if temporary:
+        out = Path(tempfile.mkdtemp(prefix="csp-compare-"))
+    try:
+        plan = make_plan(given, out=out, resume=resume, workers=workers, baseline=baseline,
+                         objects=objects, executor=executor)
+    except SettingsError as err:
+        if temporary:
+            _remove_if_empty(out)
+        if command is not None:         # the command line's own words
+            raise
+        raise SettingsError(api_wording(str(err))) from None
     if command is None:
         command = "python -c " + shlex.quote("from compare import run_comparison; ...")
     try:
@@ -174,6 +208,25 @@ def run_comparison(puzzles: Iterable[str | Path | Puzzle] | None = None,
     except KeyboardInterrupt:
         raise Interrupted(plan.folder) from None
     return Comparison(plan.folder, plan.baseline)
+
+
+
+def api_wording(text: str) -> str:
+    """A settings error in the API's words: ``--out X:`` is ``out=X:``, ``--resume``
+    is ``resume=True``, any other ``--flag`` its keyword argument's name."""
+    def keyword(match: re.Match) -> str:
+        name = match[1].replace("-", "_")
+        if name in ("resume", "allow_errors", "quiet"):
+            return f"{name}=True"
+        return f"{name}=" if match[2] else name
+    return re.sub(r"--([a-z][a-z-]*)( (?=\S+:(?:\s|$)))?", keyword, text)
+
+
+def _remove_if_empty(folder: Path) -> None:
+    try:
+        folder.rmdir()
+    except OSError:
+        pass
 
 
 class Interrupted(KeyboardInterrupt):
@@ -190,6 +243,20 @@ def compare_runs(a: str | Path, b: str | Path, shift_ms: float = 1.0) -> RunDiff
         if not Store.exists(folder):
             raise SettingsError(f"{folder}: no results file there")
     return _compare_runs(a, b, shift_ms / 1000)
+
+
+def history(folders: Sequence[str | Path], baseline: str | None = None,
+            shift_ms: float = 1.0) -> History:
+    """Runs' output folders as a series, as ``report --history``: ``.table`` has each
+    run's headline ratio per engine and source and the step test against the run
+    before it; ``.steps`` the flagged steps; ``.runs`` the runs in commit order."""
+    for folder in folders:
+        if not Store.exists(folder):
+            raise SettingsError(f"{folder}: no results file there")
+    try:
+        return _history(list(folders), baseline, shift_ms / 1000)
+    except HistoryError as err:
+        raise SettingsError(str(err)) from None
 
 
 def open_comparison(folder: str | Path, baseline: str | None = None) -> Comparison:

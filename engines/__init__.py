@@ -8,6 +8,7 @@ modules named in ``COMPARE_PLUGINS``).
 """
 from __future__ import annotations
 
+import difflib
 import importlib
 
 from .base import ANSWERED, MODES, Engine, EngineOptionError, Outcome, Result, Status, Unsupported
@@ -36,8 +37,10 @@ def names() -> list[str]:
 
 def engine_class(name: str) -> type[Engine]:
     if name not in _REGISTRY:
+        close = difflib.get_close_matches(name, list(_REGISTRY), n=1, cutoff=0.6)
         raise UnknownEngine(
-            f"unknown engine {name!r} (known: {', '.join(_REGISTRY)})")
+            f"unknown engine {name!r}" + (f" (did you mean {close[0]}?)" if close else "")
+            + f" (known: {', '.join(_REGISTRY)})")
     target = _REGISTRY[name]
     if isinstance(target, str):
         module, _, cls = target.partition(":")

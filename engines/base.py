@@ -12,8 +12,12 @@ the harness enforces limits from outside by killing the worker.
 """
 from __future__ import annotations
 
+import difflib
+import signal
+import threading
 import time
 import traceback
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import lru_cache
@@ -141,8 +145,10 @@ class Engine:
         for key, raw in options.items():
             if key not in cls.option_defaults:
                 known = ", ".join(sorted(cls.option_defaults)) or "none"
+                close = difflib.get_close_matches(key, list(cls.option_defaults), n=1)
                 raise EngineOptionError(
-                    f"engine {cls.name!r} has no option {key!r} (known: {known})")
+                    f"engine {cls.name!r} has no option {key!r}"
+                    + (f" (did you mean {close[0]}?)" if close else "") + f" (known: {known})")
             parsed[key] = cls.coerce_option(key, raw)
         for key, choices in cls.option_choices.items():
             if parsed[key] not in choices:
@@ -186,6 +192,16 @@ class Engine:
             if floor is not None and value < floor:
                 raise EngineOptionError(
                     f"engine {cls.name!r}: {key}={value} (need at least {floor})")
+
+    @classmethod
+    def require_ranges(cls, options: dict[str, Any], ranges: dict[str, tuple[int, int]]) -> None:
+        """Whole-number options within their ranges, both ends included, checked when the
+        spec is parsed: a seed the library refuses must not wait for the first solve."""
+        cls.require_ints(options, tuple(ranges), {})
+        for key, (low, high) in ranges.items():
+            if not low <= options[key] <= high:
+                raise EngineOptionError(
+                    f"engine {cls.name!r}: {key}={options[key]} is out of range ({low}..{high})")
 
     # ----- support --------------------------------------------------------
     def unsupported_reason(self, model: Model, mode: str) -> str | None:
@@ -285,3 +301,34 @@ def describe(exc: BaseException) -> str:
 
 def timed_out(deadline: float | None) -> bool:
     return deadline is not None and time.perf_counter() >= deadline
+
+
+HOST_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM")
+                     if hasattr(signal, name))
+
+
+@contextmanager
+def host_signals_kept():
+    """Solver-library code inside leaves the host process's Ctrl-C and SIGTERM as they were.
+
+    Some libraries take these signals when they load or solve: OR-Tools resets
+    SIGINT to the default action (the process dies on Ctrl-C with no word),
+    Exact installs handlers of its own for both (the process ignores them).
+    The process that runs the tool decides what an interrupt does, so each
+    handler is put back afterwards, at the C level too (``signal.signal``
+    reinstalls it even where Python still believes it is in place), and the
+    two signals are unblocked. Only the main thread may set handlers; from
+    another thread the code runs unguarded.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    saved = {sig: signal.getsignal(sig) for sig in HOST_SIGNALS}
+    try:
+        yield
+    finally:
+        for sig, handler in saved.items():
+            if handler is not None:
+                signal.signal(sig, handler)
+        if hasattr(signal, "pthread_sigmask"):
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, HOST_SIGNALS)

@@ -57,7 +57,15 @@ from puzzles.model import (
     merged_terms,
 )
 
-from .base import KEEP_SOLUTIONS, Engine, EngineOptionError, Outcome, Status, library_version
+from .base import (
+    KEEP_SOLUTIONS,
+    Engine,
+    EngineOptionError,
+    Outcome,
+    Status,
+    host_signals_kept,
+    library_version,
+)
 from .lexprobe import SearchTimeout, lexfirst_by_probes
 from .structure_cache import StructureCache
 
@@ -187,12 +195,21 @@ _SPANS = StructureCache(linear_span)
 def probe_backend(name: str) -> tuple[bool, str, str]:
     """(works, version, reason): a tiny model solved and checked, once per process.
 
+    The backend's library is loaded and run here, in whatever process asks
+    (the harness's parent asks for versions): its signal handlers are put
+    back afterwards (``host_signals_kept``), so the process keeps its Ctrl-C.
+
     The model has each form the translation posts (AllDifferent, a weighted
     sum, a table, an offset disequality): PySAT passes CPMpy's ``supported()``
     without ``pypblib`` yet fails on the first weighted sum. ``supported()``
     may also raise rather than say no (PySAT with ``pypblib`` but without
     ``python-sat``'s ``pb`` module), so any failure is a reason, never an error.
     """
+    with host_signals_kept():
+        return _probe(name)
+
+
+def _probe(name: str) -> tuple[bool, str, str]:
     backend = BACKENDS[name]
     hint = f"pip install {backend.package}"
     if cp is None:
@@ -409,6 +426,10 @@ def _in_domain(x, allowed: tuple[int, ...], base: tuple[int, ...]):
     return cp.InDomain(x, list(allowed))
 
 
+# What every backend that takes the option accepts (OR-Tools' seed is an int32).
+OPTION_RANGES = {"workers": (1, 256), "seed": (0, 2 ** 31 - 1)}
+
+
 class CpmpyEngine(Engine):
     """A CPMpy backend chosen by ``solver``; one worker and a fixed seed unless told otherwise."""
 
@@ -460,7 +481,7 @@ class CpmpyEngine(Engine):
 
     @classmethod
     def validate_options(cls, options: dict[str, Any]) -> None:
-        cls.require_ints(options, ("workers", "seed"), {"workers": 1})
+        cls.require_ranges(options, OPTION_RANGES)
         backend = BACKENDS[options["solver"]]
         if options["workers"] != 1 and backend.name != "ortools":
             raise EngineOptionError(

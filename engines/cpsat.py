@@ -31,7 +31,7 @@ from typing import Any
 
 from puzzles.model import OPERATORS, AllDifferent, Linear, Model, NotEqualOffset, Table
 
-from .base import KEEP_SOLUTIONS, Engine, EngineOptionError, Outcome, Status
+from .base import KEEP_SOLUTIONS, Engine, Outcome, Status
 from .lexprobe import SearchTimeout, lexfirst_by_probes
 
 try:
@@ -242,11 +242,7 @@ class CpSatEngine(Engine):
 
     @classmethod
     def validate_options(cls, options: dict[str, Any]) -> None:
-        cls.require_ints(options, ("workers", "seed"), {"workers": 1})
-        for key, (low, high) in OPTION_RANGES.items():
-            if not low <= options[key] <= high:
-                raise EngineOptionError(
-                    f"engine 'cpsat': {key}={options[key]} is out of range ({low}..{high})")
+        cls.require_ranges(options, OPTION_RANGES)
 
     # ----- translate ------------------------------------------------------
     def translate(self, model: Model) -> CpTask:

@@ -12,6 +12,7 @@ when loaded, so a new puzzle kind is one file and nothing else.
 """
 from __future__ import annotations
 
+import difflib
 import os
 import re
 from dataclasses import dataclass, field
@@ -115,8 +116,11 @@ def parse_spec(text: str) -> Spec:
     if not colon:
         raise PuzzleInputError(text, None, f"not a puzzle spec; expected KIND:ARG with KIND one of {known}")
     if kind not in _KINDS:
-        raise PuzzleInputError(text, None, f"unknown puzzle kind {kind!r} (known: {known}), "
-                               "and no file of that name")
+        close = difflib.get_close_matches(kind, list(_KINDS), n=1, cutoff=0.6)
+        near = f" (did you mean {close[0]}?)" if close else ""
+        plugin = "" if close else "; a kind from a plugin needs its module in COMPARE_PLUGINS"
+        raise PuzzleInputError(text, None, f"unknown puzzle kind {kind!r}{near} (known: "
+                               f"{known}), and no file of that name{plugin}")
     arg, *parts = rest.split(":")
     options, formulation = {}, None
     for i, part in enumerate(parts):

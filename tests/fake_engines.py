@@ -25,7 +25,9 @@ so the harness can be driven into its fault paths:
 * ``fake-compile`` : ``fake``, but its first model of each grid size in a process
   takes ``nap`` seconds (default 3) to translate, as a first numba compile does;
 * ``fake-odd``   : ``fake``, but its result has the odd values ``ODD[field]`` on
-  puzzles whose line number is a multiple of ``every`` (default 1: all of them).
+  puzzles whose line number is a multiple of ``every`` (default 1: all of them);
+* ``fake-slowed`` : ``fake`` after a nap of ``nap`` seconds (default 0.01) plus
+  ``$FAKE_EXTRA_NAP_S``, so runs of the same engine label can differ in speed.
 """
 from __future__ import annotations
 
@@ -231,6 +233,15 @@ class CompileEngine(FakeEngine):
         return super().translate(model)
 
 
+class SlowedEngine(FakeEngine):
+    name = "fake-slowed"
+    option_defaults = {"nap": 0.01}
+
+    def search(self, translated, mode, limit, deadline):
+        time.sleep(self.options["nap"] + float(os.environ.get("FAKE_EXTRA_NAP_S", "0")))
+        return super().search(translated, mode, limit, deadline)
+
+
 # What ``fake-odd`` puts in its results, by ``field``: the first group cannot be
 # stored and makes the result an error naming the field; the second is
 # normalised (numpy numbers, text, stats keys) and the answer stands.
@@ -267,5 +278,5 @@ class OddEngine(FakeEngine):
 
 for _cls in (FakeEngine, WrongEngine, SleepEngine, CrashEngine, ErrorEngine, UnsatEngine,
              NapEngine, DoomedEngine, HogEngine, RaiseEngine, ExitEngine, OddStatsEngine,
-             StallEngine, CompileEngine, OddEngine):
+             StallEngine, CompileEngine, OddEngine, SlowedEngine):
     engines.register(_cls.name, _cls)

@@ -170,6 +170,13 @@ def test_the_default_file_describes_the_benchmark_as_the_constants_did():
     assert big.quick["generated"] == benchmark.Generated(25, 1, 420)
 
 
+def test_failed_targets_are_counted_from_bench_md():
+    text = ("| a | PASS | FAIL |\n| b | FAIL | FAIL |\n**PASS**\n**FAIL**\n"
+            "**FAIL: CP-SAT solved 2 puzzle(s) the backtracker did not: x, y.**")
+    assert bench_cli.failed_targets(text) == 5
+    assert bench_cli.failed_targets("| a | PASS | PASS |\n**PASS: all solved.**") == 0
+
+
 def write(tmp_path: Path, text: str) -> Path:
     path = tmp_path / "mine.toml"
     path.write_text(text)
@@ -334,8 +341,10 @@ def test_quick_benchmark_runs_every_part_verifies_and_publishes(tmp_path):
          str(datasets), "--out", str(out), "--publish", str(docs)],
         cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO)), capture_output=True,
         text=True, timeout=240)
-    assert proc.returncode == 0, proc.stderr
     text = (out / "bench.md").read_text()
+    failed = bench_cli.failed_targets(text)
+    assert proc.returncode == (5 if failed else 0), proc.stderr      # a missed target fails
+    assert (f"FAIL: {failed} target(s) not met" in proc.stderr) == bool(failed)
     for heading in ("## 9x9", "## lexfirst", "## Harness overhead", "## Larger grids"):
         assert heading in text
     met = re.search(r"Targets met: (\d+) of 10\.", text)       # each target has a verdict

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import shutil
 from pathlib import Path
 
@@ -462,7 +463,7 @@ def test_the_summary_puts_both_rates_side_by_side(tmp_path):
     folder = store(tmp_path / "run", times_frame([MS, MS], [2 * MS, 2 * MS]), runs=[run])
     build_report(folder, quiet=True)
     text = (folder / "summary.md").read_text()
-    section = text[text.index("## Throughput"):text.index("## Verdicts")]
+    section = re.sub(" +", " ", text[text.index("## Throughput"):text.index("## Verdicts")])
     assert "| a | s | 2 | 1,000/s | 1,000/s |" in section
     assert "| b | s | 2 | 1,000/s | 500/s |" in section      # solve_s 1 ms, total_s 2 ms
     assert "by the wall clock, this run: 6.00/s, 4 results of any status" in section
@@ -494,7 +495,7 @@ def test_the_throughput_section_follows_the_given_order_and_each_session(tmp_pat
                    config={"engines_run": ["b", "a"], "repeat": 1})
     build_report(folder, quiet=True)
     text = (folder / "summary.md").read_text()
-    section = text[text.index("## Throughput"):text.index("## Verdicts")]
+    section = re.sub(" +", " ", text[text.index("## Throughput"):text.index("## Verdicts")])
     assert section.index("| b | s |") < section.index("| a | s |")
     assert "by the wall clock, session 1: 6.00/s" in section and "session 2" not in section
     assert compare.open_comparison(folder).wall_rate == "6.00/s"

@@ -107,3 +107,17 @@ def test_report_command_on_a_full_disk_is_one_line(tmp_path):
         proc = run("report", "--out", copy, "--quiet")
     assert proc.returncode == 6, proc.stderr[-2000:]
     assert proc.stderr.strip().count("\n") == 0 and "Traceback" not in proc.stderr
+
+
+def test_generate_on_a_full_disk_keeps_the_old_file_and_exits_6(tmp_path):
+    with tmpfs(tmp_path / "disk", "64k") as disk:
+        out = disk / "puzzles.txt"
+        assert run("generate", "--size", "4", "--count", "2", "--out", out).returncode == 0
+        before = out.read_text()
+        fill(disk / "filler")
+        done = run("generate", "--size", "9", "--count", "300", "--clues", "40", "--force",
+                   "--out", out)
+        assert done.returncode == 6, done.stderr
+        assert len(done.stderr.splitlines()) == 1 and str(out) in done.stderr
+        assert out.read_text() == before
+        assert sorted(p.name for p in disk.iterdir()) == ["filler", "puzzles.txt"]

@@ -1,12 +1,21 @@
-"""The command line: ``run_compare.py [SUBCOMMAND] ...`` (also ``csp-compare``).
+# PYTHON_ARGCOMPLETE_OK
+"""The command line: ``run_compare.py [COMMAND] ...`` (also ``csp-compare``).
 
-Each sub-command module exposes ``main(argv) -> exit code``; with no
-sub-command the comparison runs. Plugins (``COMPARE_PLUGINS``) are loaded
-here once, before any command looks up an engine or a puzzle kind.
+One argparse parser: the comparison's options, and the sub-commands as
+subparsers, so ``--help`` lists them and shell completion (argcomplete)
+knows them. Each sub-command module exposes ``build_parser()`` and
+``main(argv) -> exit code`` and is imported only when chosen, so ``solve``
+starts without pandas and matplotlib; with no sub-command the comparison
+runs. Plugins (``COMPARE_PLUGINS``) are loaded here once, before any command
+looks up an engine or a puzzle kind.
+
+A reader that stops early (``run_compare.py engines | head -1``) ends the
+command quietly with exit 141, as a shell reports a process killed by SIGPIPE.
 """
 from __future__ import annotations
 
 import importlib
+import os
 import signal
 import sys
 import threading
@@ -15,10 +24,31 @@ from compare.cli.common import Exit, say
 from compare.harness.plugins import PluginError, load_plugins
 from compare.harness.store import STORAGE_ERRNOS, StorageError, storage_fault
 
-# Imported by name when chosen, so ``solve`` starts (and runs, even where the
-# reporting libraries are missing) without importing pandas and matplotlib.
-SUBCOMMANDS = {name: f"compare.cli.{name}"
-               for name in ("solve", "generate", "engines", "kinds", "report", "bench")}
+# name -> (module, one line for --help); each module is imported when chosen.
+COMMANDS = {
+    "solve": ("compare.cli.solve", "one puzzle, judge style (BOJ 2239 / 2580 output)"),
+    "generate": ("compare.cli.generate", "seeded, unique Sudoku puzzles"),
+    "engines": ("compare.cli.engines", "engines and backends: installed, versions, options"),
+    "kinds": ("compare.cli.kinds", "puzzle kinds: their specs and formulations"),
+    "report": ("compare.cli.report", "rebuild a report, or compare two runs"),
+    "bench": ("compare.cli.bench", "a benchmark file (default benchmarks/sudoku.toml)"),
+}
+SUBCOMMANDS = {name: module for name, (module, _) in COMMANDS.items()}
+PIPE_CLOSED = 128 + signal.SIGPIPE if hasattr(signal, "SIGPIPE") else 1
+
+
+def build_parser(full: bool = False):
+    """The top-level parser; ``full`` gives each sub-command its own options too (for
+    completion, which then imports every command module)."""
+    from compare.cli.run_args import build_parser as run_parser
+    parser = run_parser()
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND",
+                                     title="commands (run_compare.py COMMAND --help)")
+    for name, (module, text) in COMMANDS.items():
+        parents = [importlib.import_module(module).build_parser()] if full else []
+        commands.add_parser(name, help=text, add_help=False, parents=parents,
+                            conflict_handler="resolve")
+    return parser
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -29,10 +59,15 @@ def main(argv: list[str] | None = None) -> int:
     except PluginError as err:
         say(f"error: {err}")
         return Exit.USAGE
+    except KeyboardInterrupt:        # Ctrl-C while a plugin was importing
+        say("interrupted")
+        return Exit.INTERRUPTED
     try:
-        if argv and argv[0] in SUBCOMMANDS:
-            return importlib.import_module(SUBCOMMANDS[argv[0]]).main(argv[1:])
-        return importlib.import_module("compare.cli.run").main(argv)
+        code = _dispatch(argv)
+        sys.stdout.flush()           # a closed pipe is found here, not at exit
+        return code
+    except BrokenPipeError:
+        return _pipe_closed()
     except KeyboardInterrupt:        # a command that has nothing of its own to say
         say("interrupted")
         return Exit.INTERRUPTED
@@ -44,6 +79,35 @@ def main(argv: list[str] | None = None) -> int:
             raise
         say(f"error: {storage_fault(exc.filename or 'output', exc)}")
         return Exit.STORAGE
+
+
+def _dispatch(argv: list[str]) -> int:
+    """The sub-command argparse finds, given the rest of the line as it was typed (its
+    own parser reads it); with none, the comparison."""
+    completing = "_ARGCOMPLETE" in os.environ
+    parser = build_parser(full=completing)
+    if completing:
+        try:
+            import argcomplete
+        except ImportError:
+            return Exit.USAGE
+        argcomplete.autocomplete(parser)
+    if argv and not argv[0].startswith("-"):
+        command = parser.parse_args(argv[:1]).command     # a wrong name: "did you mean"
+        return importlib.import_module(COMMANDS[command][0]).main(argv[1:])
+    if {"-h", "--help"} & set(argv):
+        parser.parse_args(argv)          # the help, with the commands listed
+    return importlib.import_module("compare.cli.run").main(argv)
+
+
+def _pipe_closed() -> int:
+    """stdout's reader is gone: nothing more can be said there, and nothing on exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return PIPE_CLOSED
 
 
 def terminate_like_interrupt() -> None:

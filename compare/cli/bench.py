@@ -1,13 +1,14 @@
 """``run_compare.py bench [FILE]``: a thin layer on ``compare.benchmark.run_benchmark``.
 
-Exit codes: 0 every answer verified and the engines agree (targets that fail
-are reported, not errors); 1 a wrong answer or disagreement in some part; 2
-bad usage, a malformed benchmark file or a missing dataset; 3 no worker could
-start; 130 interrupted.
+Exit codes: 0 every answer verified, the engines agree and every target was
+met; 1 a wrong answer or disagreement in some part; 2 bad usage, a malformed
+benchmark file or a missing dataset; 3 no worker could start; 5 a target
+failed (``FAIL`` in bench.md); 130 interrupted.
 """
 from __future__ import annotations
 
 import argparse
+import re
 import shlex
 import sys
 
@@ -32,8 +33,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="A benchmark described by a TOML file (default: benchmarks/sudoku.toml, "
                     "backtracking against CP-SAT on the public Sudoku sets, lexfirst, the "
                     "harness overhead and 16x16/25x25 scaling); writes OUT/bench.md. Exit "
-                    "codes: 0 all answers verified (targets are reported PASS/FAIL), 1 a wrong "
-                    "answer or disagreement, 2 bad usage, a malformed file or a missing dataset.")
+                    "codes: 0 all answers verified and every target met, 1 a wrong answer or "
+                    "disagreement, 2 bad usage, a malformed file or a missing dataset, 5 a "
+                    "target failed (FAIL in bench.md).")
     p.add_argument("file", nargs="?", metavar="FILE",
                    help="the benchmark file (default: <repo>/benchmarks/sudoku.toml; an "
                         "installed copy of the package needs FILE given)")
@@ -93,4 +95,15 @@ def main(argv: list[str] | None = None) -> int:
     if not args.quiet:
         print(run.text)
     print(f"Benchmark report: {run.folder / 'bench.md'}", file=sys.stderr)
-    return max(CODES[o.status] for o in run.outcomes)
+    code = max(CODES[o.status] for o in run.outcomes)
+    missed = failed_targets(run.text)
+    if missed and code == Exit.OK:
+        say(f"FAIL: {missed} target(s) not met (see {run.folder / 'bench.md'})")
+        return Exit.MISSED
+    return code
+
+
+def failed_targets(text: str) -> int:
+    """Targets bench.md marks failed: ``FAIL`` cells of the target tables, ``**FAIL**``
+    verdicts and ``**FAIL: ...`` checks."""
+    return len(re.findall(r"\| FAIL (?=\|)|\*\*FAIL", text))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import math
+import re
 import sys
 from enum import IntEnum
 
@@ -22,6 +23,7 @@ class Exit(IntEnum):
     ERRORS = 4           # run, report: tasks errored, crashed or ran out of memory (or
                          # timed out, were unsupported or are missing, with --fail-on)
     SLOWER = 5           # report --compare: an engine slower than --fail-above, with confidence
+    MISSED = 5           # bench: a target failed (a performance finding, as SLOWER)
     STORAGE = 6          # the disk refused a write (full, read-only): what was stored is kept
     INTERRUPTED = 130    # Ctrl-C or SIGTERM: finished results are kept
 
@@ -110,8 +112,18 @@ def add_settings(parser: argparse.ArgumentParser, options) -> None:
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """Usage errors in one line and exit 2, as every other bad input."""
+    """Usage errors in one line and exit 2, as every other bad input, with a
+    "did you mean" for a near miss of a choice or an option name."""
 
     def error(self, message: str):
-        self.exit(Exit.USAGE, f"{self.prog}: error: {' '.join(message.split())} "
-                              f"(see {self.prog} --help)\n")
+        self.exit(Exit.USAGE, f"{self.prog}: error: {' '.join(message.split())}"
+                              f"{self._near_miss(message)} (see {self.prog} --help)\n")
+
+    def _near_miss(self, message: str) -> str:
+        choice = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if choice:
+            return suggest(choice[1], re.findall(r"'([^']*)'", choice[2]))
+        unknown = re.search(r"unrecognized arguments: (\S+)", message)
+        if unknown and unknown[1].startswith("--"):
+            return suggest(unknown[1].split("=")[0], self._option_string_actions)
+        return ""

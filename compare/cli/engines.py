@@ -2,6 +2,8 @@
 their versions, modes, constraint kinds and options."""
 from __future__ import annotations
 
+from tabulate import tabulate
+
 import engines
 from compare.cli.common import OneLineParser
 
@@ -47,18 +49,20 @@ def backend_lines() -> list[str]:
 
 
 def render(table: list[tuple[str, ...]], columns=COLUMNS) -> str:
-    widths = [max(len(row[i]) for row in [columns, *table]) for i in range(len(columns))]
-    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
-             for row in [columns, *table]]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
+    """A console table: the header, a rule of dashes, the rows (tabulate's simple format)."""
+    text = tabulate(table, headers=columns, tablefmt="simple", disable_numparse=True)
+    return "\n".join(line.rstrip() for line in text.splitlines())
+
+
+def build_parser() -> OneLineParser:
+    return OneLineParser(
+        prog="run_compare.py engines",
+        description="List the registered engines: installed or not, version, "
+                    "modes, constraint kinds and options.")
 
 
 def main(argv: list[str] | None = None) -> int:
-    OneLineParser(
-        prog="run_compare.py engines",
-        description="List the registered engines: installed or not, version, "
-                    "modes, constraint kinds and options.").parse_args(argv)
+    build_parser().parse_args(argv)
     print(render(rows()))
     backends = backend_lines()
     if backends:

@@ -12,7 +12,8 @@ import time
 from pathlib import Path
 
 import engines
-from compare.cli.common import Exit, OneLineParser, in_range, setting
+from compare.cli.common import Exit, OneLineParser, in_range, say, setting
+from compare.harness.store import StorageError, atomic_write
 from puzzles.default_set import regenerate
 from puzzles.generator import DEFAULT_CLUES, file_text, generate
 
@@ -65,17 +66,20 @@ def main(argv: list[str] | None = None) -> int:
     if out is not None and out.exists() and not args.force:
         print(f"error: {out} exists (use --force to overwrite)", file=sys.stderr)
         return BAD_USAGE
+    if out is not None and not out.parent.is_dir():
+        print(f"error: cannot write {out}: no folder {out.parent}", file=sys.stderr)
+        return BAD_USAGE
     start = time.perf_counter()
     found = generate(args.size, args.count, args.clues, args.seed, count_solutions, args.best_of)
     text = file_text(found, args.size, args.count, args.clues, args.seed, args.best_of)
     if out is None:
         sys.stdout.write(text)
     else:
-        try:
-            out.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            print(f"error: cannot write {out}: {exc.strerror}", file=sys.stderr)
-            return BAD_USAGE
+        try:       # a full disk keeps the old file whole, never half a new one
+            atomic_write(out, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+        except StorageError as err:
+            say(f"error: {err}; {out} is as it was")
+            return Exit.STORAGE
     clues = sorted(p.clues for p in found)
     print(f"{len(found)} puzzles of {args.size}x{args.size}, clues {clues[0]}..{clues[-1]}, "
           f"in {time.perf_counter() - start:.1f} s", file=sys.stderr)

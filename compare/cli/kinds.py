@@ -12,11 +12,15 @@ def rows() -> list[tuple[str, ...]]:
     return [(k.name, ",".join(k.formulations) or "-", k.origin, k.syntax) for k in catalog()]
 
 
-def main(argv: list[str] | None = None) -> int:
-    OneLineParser(
+def build_parser() -> OneLineParser:
+    return OneLineParser(
         prog="run_compare.py kinds",
         description="List the puzzle kinds (built-in and from COMPARE_PLUGINS): "
                     "the spec or file that names one, and its formulations "
-                    "(the first is the default).").parse_args(argv)
+                    "(the first is the default).")
+
+
+def main(argv: list[str] | None = None) -> int:
+    build_parser().parse_args(argv)
     print(render(rows(), COLUMNS))
     return 0

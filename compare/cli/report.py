@@ -13,6 +13,12 @@ engines and plugin code). It is printed, and written to B's folder as
 compare.md and compare.json (``--json`` prints the JSON instead). It exits 5
 when ``--fail-above X`` is given and some engine's ratio is above X with
 confidence (its CI's lower bound), else 0.
+
+``report --history RUN... [--out DIR]`` puts runs in commit order and
+writes history.csv and history.html (default folder ``reports/history``):
+per engine and source, each run's headline ratio with its CI, and the
+steps where a run differs with confidence from the run before it on the
+same machine. It exits 0 whatever the steps say (2 on bad usage).
 """
 from __future__ import annotations
 
@@ -22,23 +28,30 @@ from pathlib import Path
 
 from compare.cli.common import Exit, OneLineParser, add_fail_on, report_exit, setting
 from compare.harness.store import DB_NAME, Store, StoreError, atomic_write
+from compare.reporting import history
 from compare.reporting.report import build_report
 from compare.reporting.runs import compare_runs
 
 BAD_USAGE = Exit.USAGE
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> OneLineParser:
     parser = OneLineParser(
         prog="run_compare.py report",
         description="Rebuild summary.md, results.csv and the plots from a run's SQLite file "
-                    "without running anything (--out DIR), or compare two runs "
-                    "(--compare A B). Exit codes: 0 clean, 1 wrong answer or disagreement, "
+                    "without running anything (--out DIR), compare two runs "
+                    "(--compare A B), or follow a series of runs (--history RUN...). "
+                    "Exit codes: 0 clean, 1 wrong answer or disagreement, "
                     "2 bad usage, 4 tasks errored or crashed, 5 slower than --fail-above.")
-    which = parser.add_mutually_exclusive_group(required=True)
-    which.add_argument("--out", metavar="DIR", help="the run's output folder")
+    parser.add_argument("--out", metavar="DIR",
+                        help="the run's output folder (with --history: where history.csv and "
+                             "history.html go, default reports/history)")
+    which = parser.add_mutually_exclusive_group()
     which.add_argument("--compare", nargs=2, metavar=("RUN_A", "RUN_B"),
                        help="compare run B with run A (output folders), per engine")
+    which.add_argument("--history", nargs="+", metavar="RUN",
+                       help="runs' output folders: the headline and its steps over the runs, "
+                            "in commit order")
     parser.add_argument("--baseline", metavar="ENGINE",
                         help="engine label the speed ratios refer to (default: as the run)")
     parser.add_argument("--shift-ms", type=setting("shift_ms"), default=1.0, metavar="MS",
@@ -52,10 +65,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quiet", action="store_true", help="print no tables")
     parser.add_argument("--json", action="store_true",
                         help="with --compare: print compare.json's content instead of the text")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
     args = parser.parse_args(argv)
     if args.fail_above is not None and not args.compare:
         parser.error("--fail-above needs --compare")
-    folders = args.compare or [args.out]
+    if args.compare and args.out:
+        parser.error("--out does not go with --compare")
+    if not (args.out or args.compare or args.history):
+        parser.error("one of --out, --compare or --history is required")
+    folders = args.compare or args.history or [args.out]
     for folder in folders:
         if not Store.exists(folder):
             print(f"error: {Path(folder) / DB_NAME}: no such results file", file=sys.stderr)
@@ -63,6 +85,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.compare:
             return _compare(*args.compare, args.shift_ms / 1000, args.fail_above, args.json)
+        if args.history:
+            return _history(args.history, args.out or "reports/history", args.baseline,
+                            args.shift_ms / 1000, args.quiet)
         with Store(args.out) as store:
             labels = set(store.frame()["engine"])
     except StoreError as err:
@@ -89,4 +114,18 @@ def _compare(a: str, b: str, shift_s: float, fail_above: float | None,
         print(f"SLOWER: {', '.join(slower)}: ratio B/A above {fail_above:g} with 95% "
               "confidence", file=sys.stderr)
         return Exit.SLOWER
+    return Exit.OK
+
+
+def _history(folders: list[str], out: str, baseline: str | None, shift_s: float,
+             quiet: bool) -> int:
+    try:
+        series = history.history(folders, baseline, shift_s)
+    except history.HistoryError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return BAD_USAGE
+    csv, html = history.write(series, out)
+    if not quiet:
+        print(series.text())
+    print(f"History: {html} and {csv}")
     return Exit.OK

@@ -23,6 +23,8 @@ import traceback
 
 import engines
 from compare.cli.common import Exit, OneLineParser, UsageError, add_settings, say
+from compare.harness.plugins import plugin_hint
+from compare.harness.processes import ProcessDied, call_apart
 from compare.judge.checker import NO_ANSWER, verify
 from puzzles.errors import PuzzleInputError
 from puzzles.formats import FORMATS, detect_format
@@ -80,6 +82,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         say("interrupted")
         return Exit.INTERRUPTED
+    except BrokenPipeError:   # the reader stopped early (| head): no fault of the engine
+        raise
     except Exception as exc:  # the promise: no traceback, whatever the input (unless asked)
         say(f"internal error: {type(exc).__name__}: {exc}")
         if args.debug:
@@ -90,6 +94,9 @@ def main(argv: list[str] | None = None) -> int:
 def _engine(spec: str):
     try:
         engine = engines.get_engine(spec)
+    except engines.UnknownEngine as err:
+        raise UsageError(str(err) + ("" if "did you mean" in str(err) else
+                                     plugin_hint("engine"))) from None
     except ImportError as exc:
         raise UsageError(f"engine {spec!r} is not installed here ({exc})") from None
     if not engine.available():
@@ -119,8 +126,8 @@ def _solve_entry(entry, fmt, engine, args, many: bool) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     started = time.perf_counter()
-    model, result = solve_within(engine, lambda: _model(puzzle, args.formulation), mode,
-                                 args.limit, args.timeout)
+    model, result = solve_apart(engine, puzzle, args.formulation, mode, args.limit,
+                                args.timeout)
     took = time.perf_counter() - started
     if args.timeout is not None and took > args.timeout and str(result.status) != "timeout":
         # an answer after the limit is no answer within it (the harness agrees)
@@ -166,6 +173,35 @@ def _model(puzzle, formulation):
         raise UsageError(str(exc)) from None
 
 
+def solve_apart(engine, puzzle, formulation, mode: str, limit: int, timeout: float | None):
+    """``(model, result)`` from a child process, as a worker of a run would solve it.
+
+    The solver library runs there and this process only waits, so Ctrl-C and
+    SIGTERM stay this tool's: whatever the library does with signals (CP-SAT
+    and Z3 stop and answer "unknown", Exact raises, PySAT and Choco hold on
+    in C), this process stops the child and exits 130. The child keeps the
+    time limit itself (``solve_within``); one that overruns it even so is
+    killed here a second later.
+    """
+    def build():
+        return _model(puzzle, formulation)
+
+    within = None if timeout is None else timeout + _grace(timeout) + 1.0
+    try:
+        return call_apart(solve_within, engine, build, mode, limit, timeout, within=within)
+    except ProcessDied as died:
+        if timeout is not None and str(died).startswith("still running"):
+            return None, _timeout(engine, mode, f"stopped after {timeout:g} s (the engine "
+                                                "did not stop)")
+        return None, engines.Result(engine.label, engine.library or "builtin",
+                                    engine.version(), mode, engines.Status.ERROR,
+                                    message=f"the engine's process died ({died})")
+
+
+def _grace(timeout: float) -> float:
+    return max(0.5, 0.25 * timeout)
+
+
 def solve_within(engine, build, mode: str, limit: int, timeout: float | None):
     """``(model, result)``: ``build()`` the model, then ``engine.solve`` it, both within
     ``timeout``; stopped from outside if they overrun the engine's courtesy deadline."""
@@ -180,7 +216,7 @@ def solve_within(engine, build, mode: str, limit: int, timeout: float | None):
     model = None
     start = time.perf_counter()
     previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, timeout + max(0.5, 0.25 * timeout))
+    signal.setitimer(signal.ITIMER_REAL, timeout + _grace(timeout))
     try:
         model = build()
         left = timeout - (time.perf_counter() - start)

@@ -30,18 +30,23 @@ when a Dask run starts, never by a local run.
 """
 from __future__ import annotations
 
+import asyncio
+import importlib.util
 import logging
 import math
 import os
+import socket
 import time
 import uuid
 from collections import deque
-from contextlib import ExitStack, suppress
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-from compare.harness.executor import Executor, _main_hidden, start_forkserver
+from compare.harness.executor import Executor
+from compare.harness.limits import RANGES, range_text
 from compare.harness.plugins import plugin_list
+from compare.harness.processes import main_hidden, start_forkserver
 from compare.harness.tasks import Task
 from engines import Result, Status
 
@@ -65,10 +70,47 @@ QUIET_CLUSTER = {
     "distributed.worker.memory.monitor-interval": "1s",
 }
 LOCAL = "local:"
+DEBUG_ENV = "COMPARE_DEBUG"     # set: distributed's own log reaches the console
+QUIET_LOGGERS = ("distributed", "tornado")
 
 
 class ClusterError(RuntimeError):
     """The cluster cannot run the comparison (unreachable, engines missing): exit 2."""
+
+
+SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")     # Dask's network transports
+SECURE = ("tls", "wss")
+
+
+def scheduler_address(text: str) -> str:
+    """A scheduler address Dask can connect to, checked before anything connects.
+
+    ``[SCHEME://]HOST:PORT`` with a known network scheme (``tcp`` when none is
+    given), a host and a port from 1 to 65535; anything else is a
+    ``ClusterError`` in one line. ``inproc://`` names a scheduler inside this
+    very process, never a running cluster.
+    """
+    address = str(text).strip()
+    shown = f"--scheduler {address!r}"
+    scheme, sep, rest = address.partition("://")
+    if not sep:
+        scheme, rest = "tcp", address
+    scheme = scheme.lower()
+    if scheme == "inproc":
+        raise ClusterError(f"{shown}: inproc:// addresses exist only inside one process; "
+                           "give a running scheduler's address, e.g. tcp://HOST:8786, or "
+                           "--cluster local:N")
+    if scheme not in SCHEMES:
+        raise ClusterError(f"{shown}: unknown scheme {scheme + '://'!r} (Dask schedulers "
+                           f"listen on {', '.join(s + '://' for s in SCHEMES)})")
+    host, colon, port = rest.rpartition(":")
+    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    if not colon or not host or "/" in rest:
+        raise ClusterError(f"{shown}: expected {scheme}://HOST:PORT, e.g. {scheme}://"
+                           "10.0.0.5:8786")
+    if not port.isdigit() or not 1 <= int(port) <= 65535:
+        raise ClusterError(f"{shown}: port {port!r} is not a number from 1 to 65535")
+    return f"{scheme}://{rest}"
 
 
 def executor_named(name: str | None, *, scheduler: str | None = None, cluster=None,
@@ -94,11 +136,14 @@ def executor_named(name: str | None, *, scheduler: str | None = None, cluster=No
 
 
 def local_cluster_size(spec) -> int:
-    """N from ``local:N`` (or N itself)."""
+    """N from ``local:N`` (or N itself), in the range of ``--workers``; the run then caps
+    it as it caps ``--workers``, by its tasks and the memory available."""
     text = str(spec)
     count = text[len(LOCAL):] if text.startswith(LOCAL) else text
-    if not count.isdigit() or int(count) < 1:
-        raise ClusterError(f"--cluster {spec}: expected local:N with N >= 1 worker processes")
+    _, low, high = RANGES["workers"]
+    if not count.isdigit() or not low <= int(count) <= high:
+        raise ClusterError(f"--cluster {spec}: expected local:N with N worker processes, "
+                           f"N in {range_text('workers')}")
     return int(count)
 
 
@@ -115,12 +160,13 @@ class DaskExecutor(Executor):
     def __init__(self, engines: list[str] | None = None, mode: str = "first", limit: int = 2,
                  formulations: Iterable[str] = ("alldiff",), *, scheduler: str | None = None,
                  cluster=None, chunk: int | None = None, workers: int | None = None,
-                 plugins: str | None = None, security=None, connect_s: float = CONNECT_S):
+                 plugins: str | None = None, security=None, connect_s: float = CONNECT_S,
+                 memory_limit: float | None = None):
         if scheduler is not None and cluster is not None:
             raise ClusterError("give --scheduler or --cluster, not both")
         if chunk is not None and chunk < 1:
             raise ClusterError(f"--chunk {chunk}: must be at least 1")
-        self.scheduler = scheduler
+        self.scheduler = None if scheduler is None else scheduler_address(scheduler)
         self.cluster = None if isinstance(cluster, (str, int)) else cluster
         self.local_workers = None
         if scheduler is None and self.cluster is None:
@@ -132,6 +178,7 @@ class DaskExecutor(Executor):
         self.connect_s = connect_s
         self.engines = list(engines) if engines else None
         self.warm = (mode, limit, tuple(formulations))
+        self.memory_limit = memory_limit
         self.workers = self.local_workers or 1      # worker threads, counted once connected
         self.gave_up: str | None = None
         self.per_task_s: float | None = None
@@ -145,11 +192,15 @@ class DaskExecutor(Executor):
         self._submitted = 0
         self._track_tries = True
 
-    def bind(self, engines: list[str], mode: str, limit: int, formulations: Iterable[str]) -> None:
-        """The run's engines and warm-up settings, for an executor made without them."""
+    def bind(self, engines: list[str], mode: str, limit: int, formulations: Iterable[str],
+             memory_limit: float | None = None) -> None:
+        """The run's engines, warm-up settings and memory limit, for an executor made
+        without them."""
         if self.engines is None:
             self.engines = list(engines)
             self.warm = (mode, limit, tuple(formulations))
+        if self.memory_limit is None:
+            self.memory_limit = memory_limit
 
     # ----- cluster -------------------------------------------------------------------
     def start(self) -> None:
@@ -172,6 +223,8 @@ class DaskExecutor(Executor):
         except ImportError:
             raise ClusterError("the dask executor needs the distributed package "
                                "(pip install 'csp-compare[dask]')") from None
+        if not os.environ.get(DEBUG_ENV):
+            self._hidden.enter_context(quiet_dask_logs())
         if self.local_workers:
             # The scheduler and the workers live in this process, talking in memory
             # (no Dask worker processes to start, no Dask port to open); each
@@ -184,7 +237,7 @@ class DaskExecutor(Executor):
             # No memory limit for the workers: this process's memory is the
             # client's; the solver processes are where tasks run. The scheduler
             # reruns no chunk (nothing to rerun: no worker can die alone).
-            self._hidden.enter_context(_main_hidden())
+            self._hidden.enter_context(main_hidden())
             # The solver processes fork from a server started here, in this
             # thread: started by a worker's thread, it would die when the cluster
             # closes; and it preloads the engines while the cluster starts.
@@ -204,9 +257,12 @@ class DaskExecutor(Executor):
             return
         limit = dask.config.get("distributed.comm.timeouts.connect")
         wait_s = min(self.connect_s, dask.utils.parse_timedelta(limit, default="s"))
+        security = self.security or distributed.Security()
+        _can_connect(self.scheduler, security)
+        _probe(self.scheduler, security, wait_s)
         try:
             self._client = distributed.Client(self.scheduler, timeout=wait_s,
-                                              set_as_default=False, security=self.security)
+                                              set_as_default=False, security=security)
         except (OSError, TimeoutError, ValueError) as exc:
             raise ClusterError(f"cannot reach the Dask scheduler at {self.scheduler} "
                                f"(waited {wait_s:g} s: {_first_line(exc)})") from None
@@ -216,7 +272,8 @@ class DaskExecutor(Executor):
         client = self._client
         self._drop_stale_plugins()
         name = PLUGIN_PREFIX + client.id
-        plugin = dask_worker.SolverPlugin(self.engines, *self.warm, self.plugins)
+        plugin = dask_worker.SolverPlugin(self.engines, *self.warm, self.plugins,
+                                          self.memory_limit)
         client.register_plugin(plugin, name=name)
         self._plugin_name = name
         problems = sorted({p for p in client.run(dask_worker.problem_of, name).values() if p})
@@ -292,7 +349,7 @@ class DaskExecutor(Executor):
                 self.gave_up = self.gave_up or gave_up
                 answered = {tid for tid, _ in results}
                 missing = [t for t in chunk.tasks if t.tid not in answered]
-                if missing:          # never expected; but no task may go unanswered
+                if missing and not self.gave_up:  # never expected; no task may go unanswered
                     self._submit(_Chunk(missing), puzzles, arrived)
             else:
                 results = self._failed(future, outcome, chunk, puzzles, arrived)
@@ -301,6 +358,8 @@ class DaskExecutor(Executor):
                 if tid not in done:
                     done.add(tid)
                     yield by_tid[tid], result
+            if self.gave_up:         # no solver process can start: the rest cannot run
+                return
 
     def _top_up(self, pending: deque, puzzles: dict, arrived) -> None:
         while pending and len(self._live) < CHUNKS_PER_THREAD * self._threads():
@@ -364,6 +423,91 @@ class DaskExecutor(Executor):
             results += [(t.tid, _crashed(t, "Dask workers kept dying while its chunk ran"))
                         for t in rest]
         return results
+
+
+@contextmanager
+def quiet_dask_logs():
+    """While the executor lives, nothing from ``distributed``'s loggers reaches the console.
+
+    A run says what went wrong in one line of its own (a scheduler that went
+    away, a worker that died); Dask's log of the same events (reconnect
+    attempts, closing comms, tracebacks) is noise before that line. Dask sets
+    levels on child loggers too (``distributed.client``), so each one that
+    exists is silenced, and the parents' level covers those made later.
+    ``COMPARE_DEBUG=1`` leaves them as they are.
+    """
+    manager = logging.root.manager
+    names = [name for name in list(manager.loggerDict)
+             if name.split(".")[0] in QUIET_LOGGERS] + list(QUIET_LOGGERS)
+    loggers = {logging.getLogger(name) for name in names}
+    before = {logger: logger.level for logger in loggers}
+    for logger in loggers:
+        logger.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        for logger, level in before.items():
+            logger.setLevel(level)
+
+
+def _can_connect(address: str, security) -> None:
+    """What the address's scheme needs here: TLS settings, the UCX package."""
+    scheme = address.partition("://")[0]
+    if scheme in SECURE and security.get_connection_args("client").get("ssl_context") is None:
+        raise ClusterError(f"--scheduler {address}: {scheme}:// needs Dask's TLS settings "
+                           "(distributed.comm.tls.ca-file, .client.cert and .client.key in "
+                           "the Dask configuration, or a Security object from the API)")
+    if scheme == "ucx" and not any(importlib.util.find_spec(m) for m in ("ucp", "ucxx")):
+        raise ClusterError(f"--scheduler {address}: ucx:// needs UCX for Python (the ucx-py "
+                           "or ucxx package), which is not installed here")
+
+
+def _probe(address: str, security, wait_s: float) -> None:
+    """Connect and ask who answers, all within ``wait_s``: a ``ClusterError`` unless a
+    Dask scheduler does. ``distributed.Client`` would otherwise retry a refused
+    port until its timeout, log, and once it has failed hold the process a
+    further 20 s while it closes."""
+    from distributed.comm import connect
+
+    start = time.monotonic()
+    _tcp_reachable(address, wait_s)
+    left = max(0.1, wait_s - (time.monotonic() - start))
+
+    async def ask():
+        comm = await connect(address, timeout=left, **security.get_connection_args("client"))
+        try:
+            await comm.write({"op": "identity"})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    not_dask = f"--scheduler {address}: something answers there, but not as a Dask scheduler"
+    try:
+        reply = asyncio.run(asyncio.wait_for(ask(), left))
+    except (asyncio.TimeoutError, TimeoutError):
+        raise ClusterError(f"{not_dask} (no Dask answer within {wait_s:g} s)") from None
+    except Exception as exc:
+        raise ClusterError(f"{not_dask} ({_first_line(exc)})") from None
+    if not isinstance(reply, dict) or reply.get("type") != "Scheduler":
+        raise ClusterError(not_dask)
+
+
+def _tcp_reachable(address: str, wait_s: float) -> None:
+    """A plain TCP connection first: a refused port is said at once, a host that
+    never answers after ``wait_s``. (UCX does not go over TCP: Dask's connect tells.)"""
+    scheme, _, rest = address.partition("://")
+    if scheme == "ucx":
+        return
+    host, _, port = rest.rpartition(":")
+    host = host[1:-1] if host.startswith("[") else host
+    try:
+        socket.create_connection((host, int(port)), timeout=wait_s).close()
+    except socket.timeout:
+        raise ClusterError(f"cannot reach the Dask scheduler at {address} (no answer "
+                           f"within {wait_s:g} s)") from None
+    except OSError as exc:
+        raise ClusterError(f"cannot reach the Dask scheduler at {address} "
+                           f"({exc.strerror or _first_line(exc)})") from None
 
 
 def _crashed(task: Task, why: str) -> Result:

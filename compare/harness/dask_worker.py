@@ -46,25 +46,13 @@ class WorkerUnfit(RuntimeError):
     """This worker cannot run the comparison (an engine or a plugin is missing)."""
 
 
-class SolverSlot(LocalExecutor):
-    """A one-process ``LocalExecutor`` whose process outlives ``run``.
-
-    ``run`` closes its executor when done; here the process stays, warm, for
-    the next chunk, and goes with ``shutdown``.
-    """
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(1, *args, **kwargs)
-
-    def _start(self):
-        with _STARTING:
-            return super()._start()
-
-    def close(self) -> None:
-        pass
-
-    def shutdown(self) -> None:
-        LocalExecutor.close(self)
+def solver_slot(labels: list[str], mode: str, limit: int, formulations: tuple,
+                plugins: list[str], memory_limit: float | None = None) -> LocalExecutor:
+    """A one-process ``LocalExecutor`` whose process outlives ``run``: it stays, warm,
+    for the next chunk, and goes with ``close``; it holds the run's memory limit as a
+    local run's workers do."""
+    return LocalExecutor(1, labels, mode, limit, formulations, plugins=",".join(plugins),
+                         memory_limit=memory_limit, keep_workers=True, starting=_STARTING)
 
 
 def missing_engines(labels: list[str]) -> list[str]:
@@ -84,14 +72,15 @@ class SolverPlugin(WorkerPlugin):
     """Per Dask worker: the run's plugins, an engine check, the solver processes."""
 
     def __init__(self, labels: list[str], mode: str, limit: int, formulations: tuple,
-                 plugins: list[str]):
+                 plugins: list[str], memory_limit: float | None = None):
         self.labels = list(labels)
         self.warm = (mode, limit, tuple(formulations))
         self.plugins = list(plugins)
+        self.memory_limit = memory_limit
         self.problem: str | None = None
         self.host = ""
         self.stopping = False
-        self._idle: list[SolverSlot] = []
+        self._idle: list[LocalExecutor] = []
         self._free = None           # made on the worker (a lock does not travel)
 
     async def setup(self, worker) -> None:
@@ -117,30 +106,30 @@ class SolverPlugin(WorkerPlugin):
         # teardown stops them, and they exit when the worker's pipe closes.
         mp.current_process().daemon = False
         for _ in range(max(1, threads)):
-            slot = SolverSlot(self.labels, *self.warm, plugins=",".join(self.plugins))
+            slot = solver_slot(self.labels, *self.warm, self.plugins, self.memory_limit)
             slot.start()
             self._idle.append(slot)
 
-    def take(self) -> SolverSlot:
+    def take(self) -> LocalExecutor:
         with self._free:
             while not self._idle:
                 self._free.wait()
             return self._idle.pop()
 
-    def give_back(self, slot: SolverSlot) -> None:
+    def give_back(self, slot: LocalExecutor) -> None:
         with self._free:
             if not self.stopping:
                 self._idle.append(slot)
                 self._free.notify()
                 return
-        slot.shutdown()            # the plugin went while this slot was busy
+        slot.close()            # the plugin went while this slot was busy
 
     def teardown(self, worker) -> None:
         with self._free:
             self.stopping = True
             idle, self._idle = self._idle, []
         for slot in idle:
-            slot.shutdown()
+            slot.close()
 
 
 def problem_of(plugin_name: str, dask_worker=None) -> str | None:
@@ -189,7 +178,7 @@ def solve_chunk(plugin_name: str, tasks: list[Task], puzzles: dict, careful: boo
     return plugin.host, results, per_task, slot.gave_up
 
 
-def _solve(slot: SolverSlot, todo: list[Task], puzzles: dict, attempt: "_Attempt"):
+def _solve(slot: LocalExecutor, todo: list[Task], puzzles: dict, attempt: "_Attempt"):
     """``(task, result)`` as each finishes; a careful try notes each task as it starts."""
     if not attempt.careful:
         yield from slot.run(todo, puzzles)

@@ -9,11 +9,12 @@ helpers, so the two never describe a machine differently.
 from __future__ import annotations
 
 import importlib.metadata
-import os
 import platform
 import subprocess
 from datetime import datetime
 from pathlib import Path
+
+import psutil
 
 from compare.harness.plugins import plugin_hashes
 
@@ -23,6 +24,7 @@ PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
 def cpu_model() -> str:
+    """The CPU's name (psutil does not give it: /proc/cpuinfo, else ``platform``)."""
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
@@ -35,16 +37,25 @@ def cpu_model() -> str:
 def memory_gb() -> float | None:
     """Physical memory in GiB, or None where the system does not say."""
     try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2 ** 30
-    except (AttributeError, ValueError, OSError):
+        return psutil.virtual_memory().total / 2 ** 30
+    except (OSError, RuntimeError):
+        return None
+
+
+def available_memory_mb() -> float | None:
+    """Memory available to new processes without swapping, in MiB (None: unknown)."""
+    try:
+        return psutil.virtual_memory().available / 2 ** 20
+    except (OSError, RuntimeError):
         return None
 
 
 def load_average() -> list[float] | None:
-    """The 1, 5 and 15 minute load averages (None where there are none, e.g. Windows)."""
+    """The 1, 5 and 15 minute load averages (psutil emulates them where the system
+    has none, e.g. Windows; None where it cannot)."""
     try:
-        return [round(x, 2) for x in os.getloadavg()]
-    except (AttributeError, OSError):
+        return [round(x, 2) for x in psutil.getloadavg()]
+    except (AttributeError, OSError, RuntimeError):
         return None
 
 
@@ -55,25 +66,43 @@ def version(name: str) -> str:
         return "not installed"
 
 
-def code_state(root: Path = PROJECT_ROOT) -> str:
-    """The project's git commit, marked when tracked files differ from it.
+def _git(root: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True,
+                          timeout=10)
 
-    The commit is only the project's when ``root`` is the top of the checkout:
-    a package installed into some other repository's folder is not that
-    repository's code.
-    """
-    def git(*args: str) -> str:
-        return subprocess.run(["git", "-C", str(root), *args], capture_output=True,
-                              text=True, timeout=10).stdout.strip()
+
+def _checkout(root: Path) -> bool:
+    """Whether ``root`` is the top of a git checkout: a package installed into some
+    other repository's folder is not that repository's code."""
+    top = _git(root, "rev-parse", "--show-toplevel").stdout.strip()
+    return bool(top) and Path(top).resolve() == root.resolve()
+
+
+def code_state(root: Path = PROJECT_ROOT) -> str:
+    """The project's git commit, marked when tracked files differ from it."""
     try:
-        top = git("rev-parse", "--show-toplevel")
-        if not top or Path(top).resolve() != root.resolve():
+        if not _checkout(root):
             return "not a git checkout"
-        head = git("rev-parse", "--short", "HEAD")
-        dirty = git("status", "--porcelain", "--untracked-files=no")
+        head = _git(root, "rev-parse", "--short", "HEAD").stdout.strip()
+        dirty = _git(root, "status", "--porcelain", "--untracked-files=no").stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return "not a git checkout (git not runnable)"
     return f"git {head}" + (" with uncommitted changes" if dirty else " (clean)")
+
+
+def commit(root: Path = PROJECT_ROOT, ref: str = "HEAD") -> dict:
+    """The full commit id and its commit time, which put runs in commit order; empty
+    where ``root`` is no checkout of the project or ``ref`` names no commit."""
+    try:
+        if not _checkout(root):
+            return {}
+        shown = _git(root, "show", "-s", "--format=%H %cI", ref, "--")
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    parts = shown.stdout.split()
+    if shown.returncode or len(parts) != 2:
+        return {}
+    return {"commit": parts[0], "committed": parts[1]}
 
 
 def now() -> str:
@@ -82,10 +111,10 @@ def now() -> str:
 
 def machine() -> dict:
     """The parts that do not change while a run lasts."""
-    return {"cpu": cpu_model(), "cores": os.cpu_count(), "memory_gb": memory_gb(),
+    return {"cpu": cpu_model(), "cores": psutil.cpu_count(), "memory_gb": memory_gb(),
             "os": platform.platform(),
             "python": f"{platform.python_implementation()} {platform.python_version()}",
-            "code": code_state()}
+            "host": platform.node(), "code": code_state(), **commit()}
 
 
 def libraries(extra: dict[str, str] | None = None) -> dict[str, str]:

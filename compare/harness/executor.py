@@ -1,10 +1,14 @@
 """Run tasks in long-lived worker processes, with limits enforced from outside.
 
-The interface is one method: ``Executor.run(tasks, puzzles)`` yields
-``(task, result)`` as each task finishes, in any order. ``LocalExecutor``
-implements it with processes on this machine; what runs inside a worker
-(warm-up, measurement, the message protocol) is ``compare.harness.worker``,
-which other executors reuse.
+``Executor`` is the interface the plan and the runner see: ``run(tasks,
+puzzles)`` yields ``(task, result)`` as each task finishes, in any order, and
+the hooks around it (``bind``, ``start``, ``fit``, ``workers``, ``gave_up``,
+``facts``, ``close``) are declared there, each with what it means when an
+executor has nothing to do for it. ``LocalExecutor`` implements it with
+processes on this machine; what runs inside a worker (warm-up, measurement,
+the message protocol) is ``compare.harness.worker``, and how a worker process
+is started and made to die with its parent is ``compare.harness.processes``;
+other executors reuse both.
 
 Why this shape:
 
@@ -29,31 +33,32 @@ Why this shape:
   passes it is killed too (status ``memout``); a fresh worker takes the next
   task. A worker that dies on its own (segfault, ``os._exit``) gives status
   ``crashed``. The tasks queued behind any of them go back to the queue.
-* Workers die with the parent, however it dies (``worker.die_with_parent``),
+* Workers die with the parent, however it dies (``processes.die_with_parent``),
   and ignore Ctrl-C: the parent stops them.
 """
 from __future__ import annotations
 
+import math
 import multiprocessing as mp
 import os
-import signal
-import sys
 import time
 from abc import ABC, abstractmethod
 from collections import deque
-from contextlib import contextmanager
+from contextlib import nullcontext
 from dataclasses import dataclass, field
-from multiprocessing import forkserver
 from multiprocessing.connection import wait
 from typing import Iterable, Iterator
 
-import engines
+from compare.harness import processes
+from compare.harness.limits import SettingsError
 from compare.harness.plugins import plugin_list
 from compare.harness.tasks import Task
-from compare.harness.worker import PARENT_ENV, WorkerInit, rss_mb, worker_main
+from compare.harness.worker import WorkerInit, rss_mb, worker_main
 from engines import Result, Status
 
 WARMUP_LIMIT_S = 60.0     # a worker that cannot warm up in this long is restarted without it
+START_LIMIT_S = 30.0      # a worker must import its plugins and build its engines in this long
+START_LIMIT_ENV = "COMPARE_START_LIMIT"     # seconds, to change START_LIMIT_S
                           # (and a new shape gets as long: compiling it is no part of a task)
 KILLED_WARMING_UP = "while its shape was warming up"   # in the message of such a kill
 SHORT_TASK_S = 0.05       # tasks expected to take less than this travel in chunks
@@ -66,15 +71,52 @@ POLL_S = 0.01             # with tasks queued in workers the parent looks this o
 MEMORY_POLL_S = 0.02      # how often busy workers' memory is read under a memory limit
 
 
+def start_limit() -> float:
+    """Seconds a fresh worker has to import the plugins and build the engines.
+
+    ``COMPARE_START_LIMIT`` sets it (0.1 to 86400); a plugin that hangs at
+    import in the workers then ends the run in one line instead of holding it.
+    """
+    text = os.environ.get(START_LIMIT_ENV)
+    if not text:
+        return START_LIMIT_S
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.1 <= value <= 86400:      # nan and inf fail this too
+        raise SettingsError(f"{START_LIMIT_ENV}={text!r}: expected seconds from 0.1 to 86400")
+    return value
+
+
 def grace_for(timeout: float) -> float:
     """Extra time an engine gets to stop itself before its worker is killed."""
     return 1.0 + 0.1 * timeout
 
 
 class Executor(ABC):
+    """Where tasks run. The plan calls, in order: ``bind`` (the run's settings),
+    ``start`` (workers warm up while the store is read), ``fit`` (how many tasks
+    are left), then ``run``, ``facts``, ``close``, and reads ``workers`` and
+    ``gave_up``. Every hook but ``run`` has a default that does nothing."""
+
+    workers: int | None = None   # tasks that can run at once; None until known
+    gave_up: str | None = None   # why no worker could start, once the executor gave up
+
     @abstractmethod
     def run(self, tasks: Iterable[Task], puzzles: dict) -> Iterator[tuple[Task, Result]]:
         """Yield ``(task, result)`` for every task, as each finishes."""
+
+    def bind(self, engines: list[str], mode: str, limit: int,  # noqa: B027
+             formulations: Iterable[str], memory_limit: float | None = None) -> None:
+        """The run's engines, warm-up settings and memory limit, for an executor made
+        before the settings were known; one made with its own keeps them."""
+
+    def start(self) -> None:  # noqa: B027  (an executor may start its workers on first use)
+        """Start the workers now, so they warm up while the run is being prepared."""
+
+    def fit(self, tasks: int) -> None:  # noqa: B027  (an executor may size itself as it goes)
+        """Only ``tasks`` remain (a resumed run): start no more workers than they need."""
 
     def close(self) -> None:  # noqa: B027  (an optional hook: most executors hold nothing)
         """Release workers; ``run`` calls it when done, and so does ``with``."""
@@ -88,27 +130,6 @@ class Executor(ABC):
 
     def __exit__(self, *exc) -> None:
         self.close()
-
-
-def default_start_method() -> str:
-    """forkserver where there is one: fresh workers fork from a clean, preloaded server."""
-    return "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
-
-
-def start_forkserver(labels: list[str]) -> None:
-    """Start the forkserver now, from this thread, preloading the engines' modules.
-
-    Workers fork from it, and it dies with the thread that started it
-    (``worker.guard_forkserver``: the kernel's parent-death signal follows the
-    thread). Workers started from short-lived threads (a local Dask cluster's)
-    would take it with them when those threads end, so their caller starts it
-    first from its own thread; it preloads meanwhile, in parallel.
-    """
-    if default_start_method() != "forkserver":
-        return
-    mp.get_context("forkserver").set_forkserver_preload(_preload_modules(labels))
-    with _main_hidden(), _marked_as_harness():
-        forkserver.ensure_running()
 
 
 @dataclass
@@ -135,19 +156,26 @@ class LocalExecutor(Executor):
     def __init__(self, workers: int, engines: list[str], mode: str = "first",
                  limit: int = 2, formulations: Iterable[str] = ("alldiff",),
                  start_method: str | None = None, warmup: bool = True,
-                 plugins: str | None = None, memory_limit: float | None = None):
+                 plugins: str | None = None, memory_limit: float | None = None,
+                 keep_workers: bool = False, starting=None):
         self.workers = max(1, workers)
+        # keep_workers: ``run`` leaves the workers up, warm, for the next call; only
+        # ``close`` stops them. starting: a lock held while a worker process starts,
+        # for callers that start executors from several threads of one process.
+        self.keep_workers = keep_workers
+        self.starting = starting if starting is not None else nullcontext()
         # plugin modules the workers import (default: as this process has them)
         self.plugins = plugin_list(plugins)
         self.engines = list(engines)
         self.warm = (mode, limit, tuple(formulations))
         self.memory_limit = memory_limit
         self.skip_warmup: set[str] = set() if warmup else set(self.engines)
-        self.ctx = mp.get_context(start_method or default_start_method())
+        self.ctx = mp.get_context(start_method or processes.start_method())
         if self.ctx.get_start_method() == "forkserver":
-            self.ctx.set_forkserver_preload(_preload_modules(self.engines))
+            self.ctx.set_forkserver_preload(processes.preload_modules(self.engines))
         self.pool: list[_Worker] = []
         self.failed_starts = 0
+        self.start_limit = start_limit()
         self.gave_up: str | None = None      # why no worker could start, once it gave up
         self.guesses: dict = {}              # expected task seconds per (engine, file) and engine
         self.shape_warmups: list[tuple[str, str, float]] = []
@@ -163,25 +191,18 @@ class LocalExecutor(Executor):
         pending = deque(tasks)
         try:
             while pending or any(w.inflight or w.retiring for w in self.pool):
-                if self.gave_up:
-                    yield from self._give_up(pending)
+                if self.gave_up:     # no task more can run: none is answered for it
                     break
                 while pending and len(self.pool) < self.workers:
                     self.pool.append(self._start())
                 self._dispatch(pending, puzzles)
                 yield from self._collect(pending)
         finally:
-            self.close()
+            if not self.keep_workers:
+                self.close()
 
-    def _give_up(self, pending: deque) -> Iterator[tuple[Task, Result]]:
-        """Every task not yet answered fails with the reason no worker can run it."""
-        for w in self.pool:
-            pending.extendleft(reversed(w.inflight))
-            w.inflight.clear()
-        while pending:
-            task = pending.popleft()
-            yield task, Result(task.engine, "", "", task.mode, Status.CRASHED,
-                               message=self.gave_up)
+    def fit(self, tasks: int) -> None:
+        self.workers = max(1, min(self.workers, tasks))
 
     def _dispatch(self, pending: deque, puzzles: dict) -> None:
         idle = [w for w in self.pool if w.ready and not w.inflight and not w.retiring]
@@ -293,6 +314,8 @@ class LocalExecutor(Executor):
             _, _, engine, shape, seconds = msg
             self.shape_warmups.append((engine, shape, seconds))
             w.since, w.shaping = now, False
+        elif kind == "unfit":              # the worker cannot start: a plugin, an engine
+            self.gave_up = f"no worker could start: {msg[1]}"
         elif kind == "retire":
             w.retiring = True
             pending.extendleft(reversed(w.inflight))   # unstarted: no token was taken
@@ -307,8 +330,8 @@ class LocalExecutor(Executor):
         return None
 
     def _limit_of(self, w: _Worker) -> float:
-        if not w.ready:
-            return WARMUP_LIMIT_S
+        if not w.ready:       # "": plugins and engines still loading, before any warm-up
+            return self.start_limit if w.warming == "" else WARMUP_LIMIT_S
         timeout = w.inflight[0].timeout
         if w.shaping:       # a first compile (numba, an empty cache) is not the task's time
             return max(WARMUP_LIMIT_S, timeout + grace_for(timeout))
@@ -333,12 +356,17 @@ class LocalExecutor(Executor):
             w.proc.kill()
         w.proc.join(5)
         self.pool.remove(w)
-        if not w.ready and not self.gave_up:
+        if not w.ready and not self.gave_up and w.warming == "" and cause == "timeout":
+            # plugins or engines hang while loading: another worker would hang as well
+            self.gave_up = (f"no worker could start: loading the plugins and engines took "
+                            f"over {self.start_limit:g} s (the limit; {START_LIMIT_ENV} "
+                            "sets it)")
+        elif not w.ready and not self.gave_up:
             self.skip_warmup.add(w.warming)      # warm-up itself was the problem
             self.failed_starts += 1
             if self.failed_starts >= MAX_FAILED_STARTS:
                 # workers die before their first task: give up rather than loop forever
-                self.gave_up = f"no worker could start ({_describe_exit(w.proc.exitcode)})"
+                self.gave_up = f"no worker could start ({processes.describe_exit(w.proc.exitcode)})"
         elif w.inflight:
             task = w.inflight.popleft()
             self._learn(task, elapsed)
@@ -358,7 +386,7 @@ class LocalExecutor(Executor):
                           formulations, tuple(sorted(self.skip_warmup)), self.memory_limit)
         proc = self.ctx.Process(target=worker_main, args=(child, init, tokens_r, life_r),
                                 daemon=True)
-        with _main_hidden(), _marked_as_harness():
+        with self.starting, processes.main_hidden(), processes.marked_as_harness():
             proc.start()
         child.close()
         life_r.close()
@@ -440,44 +468,6 @@ def _release(w: _Worker) -> None:
             pass
 
 
-@contextmanager
-def _main_hidden():
-    """Start a worker without re-importing the caller's script in it.
-
-    multiprocessing runs the parent's ``__main__`` file again in every spawned
-    or forkserver child. A plain script (or notebook) that calls the API with
-    no ``if __name__ == "__main__"`` guard would then start a comparison in
-    each worker. Workers need nothing from ``__main__``, so it is hidden while
-    they start.
-    """
-    main = sys.modules.get("__main__")
-    saved = {k: getattr(main, k) for k in ("__file__", "__spec__") if hasattr(main, k)}
-    try:
-        for key in saved:
-            if key == "__spec__":
-                main.__spec__ = None
-            else:
-                delattr(main, key)
-        yield
-    finally:
-        for key, value in saved.items():
-            setattr(main, key, value)
-
-
-@contextmanager
-def _marked_as_harness():
-    """While a process starts, name this one as the harness (see ``worker.guard_forkserver``)."""
-    before = os.environ.get(PARENT_ENV)
-    os.environ[PARENT_ENV] = str(os.getpid())
-    try:
-        yield
-    finally:
-        if before is None:
-            os.environ.pop(PARENT_ENV, None)
-        else:
-            os.environ[PARENT_ENV] = before
-
-
 def _lost_result(task: Task, cause: str, elapsed: float, exitcode, shaping: bool,
                  resident: float | None, memory_limit: float | None) -> Result:
     """The result of a task whose worker did not come back."""
@@ -493,28 +483,5 @@ def _lost_result(task: Task, cause: str, elapsed: float, exitcode, shaping: bool
         result.message = (f"killed at {resident:.0f} MB resident, over the memory limit "
                           f"of {memory_limit:g} MB")
     else:
-        result.message = f"worker died ({_describe_exit(exitcode)})"
+        result.message = f"worker died ({processes.describe_exit(exitcode)})"
     return result
-
-
-def _describe_exit(code) -> str:
-    if code is None:
-        return "no exit code"
-    if code < 0:
-        try:
-            return f"signal {signal.Signals(-code).name}"
-        except ValueError:
-            return f"signal {-code}"
-    return f"exit code {code}"
-
-
-def _preload_modules(labels: list[str]) -> list[str]:
-    """Modules the forkserver imports once, so every fresh worker starts warm."""
-    mods = ["engines", "compare.harness.worker", "puzzles.sudoku"]
-    for label in labels:
-        try:
-            cls = engines.engine_class(engines.parse_spec(label)[0])
-        except Exception:
-            continue
-        mods.append(cls.__module__)
-    return list(dict.fromkeys(mods))

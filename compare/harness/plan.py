@@ -7,6 +7,7 @@ costs nothing and a bad request never touches an existing folder.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import platform
 import shlex
@@ -23,7 +24,7 @@ from compare.harness import environment
 from compare.harness.executor import Executor, LocalExecutor
 from compare.harness.folderlock import LOCK_NAME, FolderLock
 from compare.harness.limits import RANGES, SettingsError, check_setting
-from compare.harness.plugins import plugin_environment
+from compare.harness.plugins import plugin_environment, plugin_hint
 from compare.harness.runner import execute, puzzle_digest, puzzle_row
 from compare.harness.store import STORAGE_ERRNOS, Store, StoreError, storage_fault
 from compare.harness.tasks import PuzzleRecord, build_tasks, sample_per_origin
@@ -31,6 +32,9 @@ from engines.backtracking import numba_kernel
 from puzzles.base import Puzzle
 from puzzles.default_set import default_puzzle_files
 from puzzles.loader import load_puzzles
+
+# The choices of the settings that have a fixed few, as the command line offers them.
+CHOICES = {"mode": tuple(engines.MODES), "format": ("auto", "boj2239", "boj2580", "line")}
 
 # Options that define what a run computes; --resume takes them from the store.
 RUN_SETTINGS = {"puzzles": None, "format": "auto", "engines": None, "mode": "first",
@@ -41,7 +45,11 @@ API_ORIGIN = "<api>"       # the origin of puzzle objects handed to the Python A
 
 
 class WorkersFailed(RuntimeError):
-    """No worker process could start, so nothing was run."""
+    """No worker process could start, so the tasks left did not run (``ran`` did)."""
+
+    def __init__(self, why: str, ran: int = 0):
+        super().__init__(why)
+        self.ran = ran
 
 
 def reports_root() -> Path:
@@ -65,6 +73,7 @@ class Plan:
     started: float = field(default_factory=time.perf_counter)
     records: list = field(default_factory=list)
     skipped: list = field(default_factory=list)
+    inputs: dict = field(default_factory=dict)     # fingerprint of each input, pre-sample
     tasks: list = field(default_factory=list)
     folder: Path | None = None
     timing: dict = field(default_factory=dict)
@@ -77,6 +86,9 @@ def make_plan(given: dict, *, out: str | Path | None = None, resume: bool = Fals
     """Validate everything, load the puzzles, prepare the folder, start the workers."""
     given = {k: check_setting(k, v) if k in RANGES and v is not None else v
              for k, v in given.items()}
+    for key, choices in CHOICES.items():
+        if given.get(key) is not None and given[key] not in choices:
+            raise SettingsError(f"{key} {given[key]!r}: choose one of {', '.join(choices)}")
     if workers is not None:
         workers = check_setting("workers", workers)
     folder, settings, stored = _output_and_settings(given, out, resume)
@@ -87,22 +99,29 @@ def make_plan(given: dict, *, out: str | Path | None = None, resume: bool = Fals
     if settings["memory_limit"] and not sys.platform.startswith("linux"):
         raise SettingsError("--memory-limit needs Linux (it reads /proc and sets RLIMIT_AS)")
     objects = {f"{API_ORIGIN}:{i + 1}": p for i, p in enumerate(objects)}
-    records, skipped = _records(settings, objects)
+    records, skipped, inputs = _records(settings, objects)
     tasks = build_tasks(records, labels, settings["mode"], settings["limit"],
                         settings["timeout"], settings["repeat"], formulations)
     if not tasks:
         raise SettingsError(f"--formulations {settings['formulations']}: "
                             "no puzzle has any of them")
     if stored:
-        _check_unchanged(folder, records)
+        _check_unchanged(folder, records, inputs, settings["sample"])
     count, note = worker_count(workers, len(tasks), settings["memory_limit"])
     if note:
         print(f"note: {note}", file=sys.stderr)
+    local = getattr(executor, "local_workers", None)    # a Dask cluster started here
+    if local:
+        executor.local_workers, local_note = worker_count(
+            local, len(tasks), settings["memory_limit"], asked_as=f"--cluster local:{local}")
+        if local_note and not note:
+            print(f"note: {local_note}", file=sys.stderr)
     prepared, lock = _prepare(folder, resume)
     try:
         return _started(Plan(settings, stored, labels, identities, chosen, executor, prepared,
                              count, resume, objects, records=records, skipped=skipped,
-                             tasks=tasks, folder=prepared, lock=lock), formulations)
+                             inputs=inputs, tasks=tasks, folder=prepared, lock=lock),
+                        formulations)
     except BaseException:
         lock.release()
         raise
@@ -115,29 +134,27 @@ def _started(plan: Plan, formulations: list[str] | None) -> Plan:
         executor = plan.executor = LocalExecutor(
             count, plan.labels, settings["mode"], settings["limit"],
             formulations or ("alldiff",), memory_limit=settings["memory_limit"])
-    bind = getattr(executor, "bind", None)    # an executor made before the settings were known
-    if bind is not None:
-        bind(plan.labels, settings["mode"], settings["limit"], formulations or ("alldiff",))
-    start = getattr(executor, "start", None)
-    if start is not None:
-        try:
-            start()                  # workers warm up while the store is read
-        except BaseException:
-            executor.close()
-            if not plan.resume:
-                _discard(plan.folder)
-            raise
-        plan.workers = getattr(executor, "workers", count)
+    executor.bind(plan.labels, settings["mode"], settings["limit"], formulations or ("alldiff",),
+                  memory_limit=settings["memory_limit"])
+    try:
+        executor.start()             # workers warm up while the store is read
+    except BaseException:
+        executor.close()
+        if not plan.resume:
+            _discard(plan.folder)
+        raise
+    plan.workers = executor.workers or count
     return plan
 
 
 WORKER_MB = 250       # what one worker may need, engines loaded and solving
 
 
-def worker_count(asked: int | None, tasks: int,
-                 memory_limit: float | None) -> tuple[int, str | None]:
+def worker_count(asked: int | None, tasks: int, memory_limit: float | None,
+                 asked_as: str | None = None) -> tuple[int, str | None]:
     """Workers to start: as asked (default: one per core), but no more than there are
-    tasks or than available memory holds; a note when an explicit request is cut."""
+    tasks or than available memory holds; a note when an explicit request is cut
+    (``asked_as`` names the request, ``--workers N`` by default)."""
     wanted = asked or os.cpu_count() or 1
     count, why = wanted, []
     if tasks < count:
@@ -153,20 +170,14 @@ def worker_count(asked: int | None, tasks: int,
                        f"{each:.0f} MB a worker")
     count = max(1, count)
     if asked and count < asked:
-        return count, f"--workers {asked} capped to {count} ({'; '.join(why)})"
+        return count, f"{asked_as or f'--workers {asked}'} capped to {count} ({'; '.join(why)})"
     return count, None
 
 
 def available_mb() -> float | None:
-    """Memory available to new processes (``MemAvailable``), where the system says."""
-    try:
-        with open("/proc/meminfo", encoding="ascii") as handle:
-            for line in handle:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) / 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
+    """Memory available to new processes (psutil's ``available``: Linux's
+    ``MemAvailable``, and its equivalent elsewhere), where the system says."""
+    return environment.available_memory_mb()
 
 
 def run_plan(plan: Plan, command: str, progress: bool = False, announce: bool = False) -> dict:
@@ -178,9 +189,9 @@ def run_plan(plan: Plan, command: str, progress: bool = False, announce: bool = 
         if plan.lock is not None:
             plan.lock.release()
     plan.timing = timing
-    failed = getattr(plan.executor, "gave_up", None)
+    failed = plan.executor.gave_up
     if failed:
-        raise WorkersFailed(failed)
+        raise WorkersFailed(failed, timing["results"])
     return timing
 
 
@@ -188,12 +199,12 @@ def _run_stored(plan: Plan, command: str, progress: bool, announce: bool) -> dic
     with Store(plan.folder) as store:
         if not plan.stored:
             store.set_meta("config", _config(plan, command))
-            store.set_meta("skipped", plan.skipped)
+            store.set_meta("inputs", plan.inputs)
+        store.set_meta("skipped", plan.skipped)     # lines added since may be bad ones
         store.set_meta("planned", dict(Counter(t.engine for t in plan.tasks)))
         store.add_puzzles([puzzle_row(r) for r in plan.records])
         todo = [t for t in plan.tasks if t.key not in store.done_keys()]
-        if isinstance(plan.executor, LocalExecutor):   # resuming: perhaps a few tasks left
-            plan.executor.workers = max(1, min(plan.executor.workers, len(todo)))
+        plan.executor.fit(len(todo))           # resuming: perhaps a few tasks left
         if announce:
             _announce(plan, todo)
         sessions = store.meta("environment", [])
@@ -216,7 +227,7 @@ def _output_and_settings(given: dict, out, resume: bool) -> tuple[Path, dict, bo
     """The output folder and the run settings (from the store when resuming)."""
     given = {k: v for k, v in given.items() if k in RUN_SETTINGS and v is not None}
     if resume:
-        folder = Path(out) if out else reports_root() / "latest"
+        folder = Path(out) if out else default_out(resume)
         if not Store.exists(folder):
             raise SettingsError(f"--resume: {folder} holds no run to continue")
         with Store(folder) as store:
@@ -230,22 +241,55 @@ def _output_and_settings(given: dict, out, resume: bool) -> tuple[Path, dict, bo
             raise SettingsError(f"--resume: {', '.join('--' + k for k in clash)} differ from "
                                 f"the run in {folder}; drop them or use another --out")
         return folder, {**RUN_SETTINGS, **saved}, True
-    folder = Path(out) if out else reports_root() / datetime.now().strftime("%Y%m%d-%H%M%S")
+    folder = Path(out) if out else default_out(resume)
     return folder, {**RUN_SETTINGS, **given}, False
 
 
-def _check_unchanged(folder: Path, records: list[PuzzleRecord]) -> None:
-    """A resumed run refuses inputs whose puzzles differ from those its results answer."""
+def default_out(resume: bool) -> Path:
+    """The command line's output folder when none is named: ``reports/<date-time>``,
+    or the last run's (``reports/latest``) to resume."""
+    if resume:
+        return reports_root() / "latest"
+    return reports_root() / datetime.now().strftime("%Y%m%d-%H%M%S")
+
+
+def _check_unchanged(folder: Path, records: list[PuzzleRecord], inputs: dict,
+                     sample: int | None) -> None:
+    """A resumed run refuses inputs whose puzzles differ from those its results answer.
+
+    A puzzle edited, moved, or now an invalid line (its old results would stay
+    beside a "skipped" note) is refused; puzzles only added run as new tasks.
+    A sampled run refuses any change to a sampled file: the same seed would
+    draw other puzzles, and the store would hold two draws.
+    """
+    restore = ("restore the input, or start a new run with another --out")
     with Store(folder) as store:
-        before = {pid: row.get("digest") for pid, row in store.puzzles().items()}
-    changed = [r for r in records
-               if before.get(r.puzzle_id) and before[r.puzzle_id] != puzzle_digest(r.puzzle)]
+        stored = store.puzzles()
+        before_inputs = store.meta("inputs")
+    if sample and before_inputs:
+        moved = [origin for origin, print_ in inputs.items()
+                 if origin in before_inputs and before_inputs[origin] != print_]
+        if moved:
+            raise SettingsError(f"--resume: {moved[0]} changed since the sampled run in "
+                                f"{folder} began; --sample {sample} would now draw other "
+                                f"puzzles than its stored results answer: {restore}")
+    now = {r.puzzle_id: r for r in records}
+    changed = [r for r in records if stored.get(r.puzzle_id, {}).get("digest")
+               and stored[r.puzzle_id]["digest"] != puzzle_digest(r.puzzle)]
+    gone = [row for pid, row in stored.items()
+            if pid not in now and row.get("origin") in inputs]
     if changed:
         first = changed[0]
         where = f"{first.origin}, line {first.line}" if first.line else first.origin
         raise SettingsError(f"--resume: {len(changed)} puzzle(s) changed since the run in "
                             f"{folder} began (first: {where}); its stored results answer the "
-                            "old ones: restore the input, or start a new run with another --out")
+                            f"old ones: {restore}")
+    if gone:
+        first = gone[0]
+        where = f"{first['origin']}, line {first['line']}" if first.get("line") else first["origin"]
+        raise SettingsError(f"--resume: {len(gone)} puzzle(s) of the run in {folder} are no "
+                            f"longer valid in its input (first: {where}); their stored "
+                            f"results answer lines that are gone: {restore}")
 
 
 def _norm(value):
@@ -356,7 +400,10 @@ def engine_labels(listed: str | list[str] | None) -> tuple[list[str], dict]:
     for spec in specs:
         try:
             engine = engines.get_engine(spec)
-        except (engines.UnknownEngine, engines.EngineOptionError) as err:
+        except engines.UnknownEngine as err:
+            raise SettingsError(str(err) + ("" if "did you mean" in str(err) else
+                                            plugin_hint("engine"))) from None
+        except engines.EngineOptionError as err:
             raise SettingsError(str(err)) from None
         except ImportError as exc:
             raise SettingsError(f"engine {spec!r} is not installed here ({exc})") from None
@@ -384,17 +431,26 @@ def _baseline(wanted: str | None, labels: list[str]) -> str | None:
 
 
 # ----- puzzles ----------------------------------------------------------------------------
-def _records(settings: dict, objects: dict) -> tuple[list[PuzzleRecord], list[str]]:
-    """Every valid puzzle (sampled); bad lines are reported, kept for the report, skipped."""
-    good, skipped, seen = [], [], {}
+def _records(settings: dict, objects: dict) -> tuple[list[PuzzleRecord], list[str], dict]:
+    """Every valid puzzle (sampled); bad lines are reported, kept for the report, skipped.
+
+    Also a fingerprint of each input as read, before sampling: a resumed
+    sampled run draws the same puzzles only from the same input.
+    """
+    good, skipped, seen, inputs = [], [], {}, {}
     names = settings["puzzles"] or ([] if objects else default_puzzle_files())
     for arg in dict.fromkeys(names):
+        fingerprint = hashlib.sha256()
         for entry in load_puzzles(arg, settings["format"] or "auto"):
+            fingerprint.update(f"{entry.id}\0{entry.line}\0".encode())
             if entry.error is None:
+                fingerprint.update(puzzle_digest(entry.puzzle).encode() + b"\n")
                 good.append((arg, (entry.id, entry.puzzle, entry.line)))
                 continue
+            fingerprint.update(b"invalid\n")
             skipped.append(str(entry.error))
             print(f"skipped: {entry.error}", file=sys.stderr)
+        inputs[arg] = fingerprint.hexdigest()[:24]
     for pid, puzzle in objects.items():
         good.append((API_ORIGIN, (puzzle.name or pid, puzzle, int(pid.rsplit(":", 1)[1]))))
     records = []
@@ -404,7 +460,7 @@ def _records(settings: dict, objects: dict) -> tuple[list[PuzzleRecord], list[st
         records.append(PuzzleRecord(pid, puzzle, source, arg, line))
     if not records:
         raise SettingsError("no valid puzzle to run")
-    return records, skipped
+    return records, skipped, inputs
 
 
 def _unique_id(pid: str, origin: str, seen: dict[str, str]) -> str:

@@ -14,7 +14,10 @@ import hashlib
 import importlib
 import importlib.util
 import os
+import signal
 import sys
+import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 PLUGIN_ENV = "COMPARE_PLUGINS"
@@ -23,7 +26,8 @@ _loaded: dict[str, object] = {}
 
 
 class PluginError(Exception):
-    """A plugin that cannot be found or fails while it is imported (exit 2)."""
+    """A plugin that cannot be found or fails while it is imported (exit 2), whatever it
+    raises (``KeyboardInterrupt`` and ``SystemExit`` included)."""
 
 
 def plugin_list(text: str | None = None) -> list[str]:
@@ -45,6 +49,53 @@ def load_plugins(names: list[str] | str | None = None) -> list[str]:
 
 
 def _import(name: str):
+    """Import one plugin; whatever it raises, ``KeyboardInterrupt`` and ``SystemExit``
+    included, is a ``PluginError``: a plugin must not end or hang the command that
+    loads it. Only a real Ctrl-C (SIGINT arriving meanwhile) stays an interruption."""
+    with _ctrl_c_watched() as pressed:
+        try:
+            return _import_module(name)
+        except KeyboardInterrupt:
+            if pressed():
+                raise
+            raise PluginError(f"plugin {name}: raised KeyboardInterrupt while it was "
+                              "imported") from None
+        except SystemExit as exc:
+            raise PluginError(f"plugin {name}: called sys.exit({exc.code!r}) while it was "
+                              "imported") from None
+
+
+@contextmanager
+def _ctrl_c_watched():
+    """Tell a Ctrl-C or SIGTERM that arrives while plugins import from a plugin's own raise."""
+    pressed: list[bool] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield lambda: True            # no handler here: any interruption is taken as real
+        return
+    before = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+    def note(signum, frame):
+        pressed.append(True)
+        handler = before[signum]
+        if callable(handler):
+            handler(signum, frame)
+        elif handler == signal.SIG_DFL:
+            raise KeyboardInterrupt
+
+    try:
+        for sig, handler in before.items():
+            if handler != signal.SIG_IGN:
+                signal.signal(sig, note)
+        yield lambda: bool(pressed)
+    finally:
+        for sig, handler in before.items():
+            try:
+                signal.signal(sig, handler)
+            except (ValueError, OSError, TypeError):
+                pass
+
+
+def _import_module(name: str):
     is_file = name.endswith(".py") or os.sep in name or "/" in name
     try:
         if not is_file:
@@ -98,3 +149,12 @@ def plugin_hashes() -> dict[str, str]:
             except OSError:
                 found[str(file)] = "unreadable"
     return found
+
+
+def plugin_hint(what: str = "engine") -> str:
+    """A hint for an unknown name that no registered one resembles: perhaps a plugin's."""
+    if plugin_list():
+        return (f"; plugins loaded: {', '.join(plugin_list())}, none registers it "
+                "(see docs/extending.md)")
+    return (f"; an {what} from a plugin needs its module or file named in {PLUGIN_ENV} "
+            "(see docs/extending.md)")

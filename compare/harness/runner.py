@@ -22,6 +22,7 @@ from engines.base import ANSWERED
 
 SHOUT_AT_MOST = 10     # wrong answers shouted while running; the report lists all
 STATS_MAX_CHARS = 16_384   # engine statistics kept per task, as JSON text
+ETA_EVERY_S = 10.0     # progress lines this far apart when stderr is no terminal
 
 
 def puzzle_row(rec: PuzzleRecord) -> dict:
@@ -190,7 +191,7 @@ def execute(tasks: list[Task], records: dict[str, PuzzleRecord], executor: Execu
     _verdicts.clear()        # keyed by puzzle id, which only names one puzzle within a run
     bar = _progress(len(tasks), progress)
     started = time.perf_counter() if started is None else started
-    cpu, first, last, wrong, task_s = time.process_time(), None, None, 0, 0.0
+    cpu, first, last, wrong, task_s, stored = time.process_time(), None, None, 0, 0.0, 0
     puzzles = {pid: rec.puzzle for pid, rec in records.items()}
     refutations = Refutations(store)
     try:
@@ -200,6 +201,7 @@ def execute(tasks: list[Task], records: dict[str, PuzzleRecord], executor: Execu
             row = result_row(task, records[task.puzzle_id], result, identities[task.engine])
             refuted = refutations.judge(row)
             store.add(row)
+            stored += 1
             task_s += row["total_s"] or 0.0
             wrong_now = [task.engine] if row["verified"] is False else []
             for engine in wrong_now + refuted:
@@ -214,16 +216,58 @@ def execute(tasks: list[Task], records: dict[str, PuzzleRecord], executor: Execu
         store.flush()
         if bar is not None:
             bar.close()
-    return {"tasks": len(tasks), "wrong": wrong, "wall_s": time.perf_counter() - started,
+    return {"tasks": len(tasks), "results": stored, "wrong": wrong,
+            "wall_s": time.perf_counter() - started,
             "first_s": first or 0.0, "last_s": last or 0.0, "task_s": task_s,
             "parent_cpu_s": time.process_time() - cpu, **executor.facts()}
 
 
 def _progress(total: int, wanted: bool):
-    if not wanted or not sys.stderr.isatty() or total == 0:
+    """A tqdm bar on a terminal; elsewhere (a log file, CI) a plain line now and then."""
+    if not wanted or total == 0:
         return None
+    if not sys.stderr.isatty():
+        return EtaLines(total)
     from tqdm import tqdm
     return tqdm(total=total, unit="task", smoothing=0.05, dynamic_ncols=True)
+
+
+class EtaLines:
+    """Progress for a log: one line every ``every_s`` seconds, done/total and time left.
+
+    The estimate is the elapsed time per finished task times the tasks left;
+    it is as rough as the tasks are unequal, and said as "about".
+    """
+
+    def __init__(self, total: int, every_s: float = ETA_EVERY_S):
+        self.total, self.every_s, self.done = total, every_s, 0
+        self.start = self.last = time.monotonic()
+
+    def update(self, n: int = 1) -> None:
+        self.done += n
+        now = time.monotonic()
+        if now - self.last >= self.every_s and self.done < self.total:
+            self.last = now
+            print(self.line(now - self.start), file=sys.stderr, flush=True)
+
+    def line(self, elapsed: float) -> str:
+        left = elapsed / self.done * (self.total - self.done) if self.done else None
+        return (f"progress: {self.done}/{self.total} tasks ({self.done / self.total:.0%}), "
+                f"{_clock(elapsed)} elapsed, "
+                + (f"about {_clock(left)} left" if left is not None else "time left unknown"))
+
+    def write(self, message: str, file=None) -> None:
+        print(message, file=file or sys.stderr)
+
+    def close(self) -> None:
+        pass
+
+
+def _clock(seconds: float) -> str:
+    minutes, secs = divmod(int(round(seconds)), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s" if minutes \
+        else f"{secs}s"
 
 
 def _shout(bar, message: str) -> None:

@@ -10,7 +10,7 @@ runs tasks and measures them, as one unit any executor can reuse:
   the first timed task on it, and the cost is reported, not hidden.
 * ``worker_main``: the loop of a local worker process, speaking the protocol
   below over a ``multiprocessing`` connection.
-* ``die_with_parent``: a worker never outlives the process that started it.
+* a worker never outlives the process that started it (``processes.die_with_parent``).
 
 One task runs at a time per process: the resource figures are the process's.
 
@@ -21,6 +21,7 @@ Message protocol (pickled tuples on the connection)::
                                 ids this worker has not been sent before to puzzles
       None                      stop once the current task is done
     worker -> parent
+      ("unfit", why)            the plugins or engines cannot be loaded here; the worker ends
       ("warming", label)        start-up warm-up of one engine begins
       ("ready", info)           start-up done: {"pid", "rss_mb", "peak_method", "host",
                                 "warmup_s": start-up warm-up seconds per engine}
@@ -39,7 +40,6 @@ reader, so a task is started by one side or the other, never both.
 """
 from __future__ import annotations
 
-import ctypes
 import gc
 import json
 import os
@@ -48,7 +48,6 @@ import resource
 import signal
 import socket
 import sys
-import threading
 import time
 import traceback
 from contextlib import contextmanager
@@ -56,16 +55,15 @@ from dataclasses import dataclass
 
 import engines
 from compare.harness.boundary import checked_result
-from compare.harness.plugins import load_plugins
+from compare.harness.plugins import PluginError, load_plugins
+from compare.harness.processes import apart_from_terminal, die_with_parent
 from compare.harness.tasks import Task
 from engines import Result, Status
 from engines.base import describe
 from puzzles.generator import warmup_puzzles
 
 WARMUP_TIMEOUT_S = 5.0    # a warm-up solve is a nearly full grid: this is generous
-PARENT_ENV = "CSP_COMPARE_HARNESS_PID"   # set while the harness starts a process
 HOST = socket.gethostname()
-PR_SET_PDEATHSIG = 1
 
 
 @dataclass(frozen=True)
@@ -355,10 +353,12 @@ def worker_main(conn, init: WorkerInit, tokens=None, lifeline=None) -> None:
 
     ``tokens`` is the read end of the token pipe (a ``Connection``) and
     ``lifeline`` a pipe end whose other end only the parent holds. Ctrl-C is
-    the parent's to handle: the worker ignores SIGINT and is stopped by it.
+    the parent's to handle: the worker is out of the terminal's reach
+    (``apart_from_terminal``), ignores SIGINT besides, and is stopped by the parent.
     Whatever happens to the parent, the worker exits without a word.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    apart_from_terminal()
     die_with_parent(lifeline)
     try:
         _serve(conn, init, tokens)
@@ -371,7 +371,11 @@ def worker_main(conn, init: WorkerInit, tokens=None, lifeline=None) -> None:
 
 
 def _serve(conn, init: WorkerInit, tokens) -> None:
-    session = Session(init, conn.send)
+    try:
+        session = Session(init, conn.send)
+    except Exception as exc:     # a plugin or an engine that will not load: no worker can
+        conn.send(("unfit", str(exc) if isinstance(exc, PluginError) else describe(exc)))
+        return
     session.start_up()
     conn.send(("ready", session.info()))
     token_fd = tokens.fileno() if tokens is not None else None
@@ -410,60 +414,3 @@ def _last_words(text: str) -> None:
         print(" ".join(text.split()), file=sys.stderr, flush=True)
     except Exception:
         pass
-
-
-# ----- never outlive the parent ---------------------------------------------------------
-def die_with_parent(lifeline=None) -> None:
-    """Make sure this process ends when the process that started it does.
-
-    Two independent means, because a parent can die in ways it cannot clean
-    up after (``kill -9``, the OOM killer):
-
-    * Linux: ``prctl(PR_SET_PDEATHSIG, SIGKILL)``, so the kernel kills this
-      process the moment its parent process exits. With the forkserver, that
-      parent is the forkserver, which gets the same treatment on import of
-      this module (``guard_forkserver``) and also exits on its own when the
-      harness dies;
-    * everywhere: a thread blocked on ``lifeline``, a pipe whose other end
-      only the parent holds; end of file means the parent is gone, and the
-      process exits within a few milliseconds (unless an extension holds
-      the interpreter lock all that time, which the kernel signal covers).
-    """
-    set_parent_death_signal()
-    if lifeline is not None:
-        threading.Thread(target=_watch_lifeline, args=(lifeline,), name="lifeline",
-                         daemon=True).start()
-
-
-def set_parent_death_signal() -> bool:
-    """``prctl(PR_SET_PDEATHSIG, SIGKILL)`` on Linux; False where unavailable."""
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
-    except (OSError, AttributeError):
-        return False
-
-
-def _watch_lifeline(lifeline) -> None:
-    try:
-        while True:
-            lifeline.recv_bytes()
-    except (EOFError, OSError):
-        pass
-    os._exit(0)
-
-
-def guard_forkserver() -> None:
-    """In the forkserver, which imports this module first: die with the harness too.
-
-    The harness puts its pid in ``PARENT_ENV`` while it starts processes, so a
-    direct child of the harness that imports this module recognises itself.
-    The harness process itself never matches (its parent is a shell).
-    """
-    if os.environ.get(PARENT_ENV) == str(os.getppid()):
-        set_parent_death_signal()
-
-
-guard_forkserver()

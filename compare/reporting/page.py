@@ -97,6 +97,11 @@ def render(page: PageInputs) -> str:
     parts += _environment(page)
     parts += ["<h2 id=\"definitions\">Definitions</h2>",
               f"<pre>{esc(summary.definitions(page.shift_s).strip())}</pre>"]
+    return document(page.title, parts, plotted, library)
+
+
+def document(title: str, parts: list[str], plotted: dict, library: str | None) -> str:
+    """The page around ``parts``: styles, the figures as JSON, plotly.js and the script."""
     specs = {key: {"data": f["data"], "layout": f["layout"]} for key, f in plotted.items()}
     figures_json = json.dumps(specs, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
     script = ("" if library is None else f"<script>{library}</script>\n")
@@ -105,7 +110,7 @@ def render(page: PageInputs) -> str:
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
             "script-src 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; "
             "img-src data:; font-src data:\">\n"
-            f"<title>{esc(page.title)}</title>\n<style>{asset('report.css')}</style>\n"
+            f"<title>{esc(title)}</title>\n<style>{asset('report.css')}</style>\n"
             "</head><body><main>\n" + "\n".join(parts) + "\n</main>\n"
             f"<script type=\"application/json\" id=\"figures\">{figures_json}</script>\n"
             f"{script}<script>{asset('report.js')}</script>\n</body></html>\n")
@@ -174,13 +179,19 @@ def _filter_bar(page: PageInputs) -> str:
         return ""
     engines = [e for e in dict.fromkeys([*page.engines, *tasks["engine"]])
                if e in set(tasks["engine"])]
-    sources = list(dict.fromkeys(tasks["source"].dropna()))
     present = set(_task_status(tasks))
-    statuses = [s for s in STATUS_ORDER if s in present]
+    return filter_bar(engines, list(dict.fromkeys(tasks["source"].dropna())),
+                      [s for s in STATUS_ORDER if s in present])
+
+
+def filter_bar(engines: list, sources: list, statuses: list | None = None) -> str:
+    """One bar of selects that filters the rows of every table on the page."""
+    status = ("" if statuses is None else
+              f'<label>status <select id="filter-status">{_options(statuses)}</select></label>')
     return ('<div class="filters" role="search">'
             f'<label>engine <select id="filter-engine">{_options(engines)}</select></label>'
             f'<label>source <select id="filter-source">{_options(sources)}</select></label>'
-            f'<label>status <select id="filter-status">{_options(statuses)}</select></label>'
+            f"{status}"
             '<span class="note">filters apply to every table; click a column to sort</span>'
             "</div>")
 

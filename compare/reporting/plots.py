@@ -1,11 +1,14 @@
 """PNG plots beside summary.md (matplotlib's Agg canvas: no display, no pyplot).
 
 * ``cactus.png``: for each engine, how many instances it solved within a
-  given time (log time axis), with the time limit and the instance total
-  marked; further right and lower is slower.
-* ``scatter.png``: per puzzle, each engine's time against the baseline's
-  (log-log), coloured by source (or by size when there is one source);
-  unsolved tasks are crosses on the top/right edge at the time limit.
+  given time (log time axis fitted to the times), with the instance total
+  marked and the time limit drawn where some task did not finish; further
+  right and lower is slower.
+* ``scatter.png``: per puzzle, each engine's (and formulation's) time
+  against the baseline's in its reference formulation (log-log), coloured by
+  source (or by size when there is one source); the axes fit the points,
+  unsolved tasks are crosses at the time limit, drawn as a line where some
+  task reached it; an engine with no puzzle in common gets no panel.
 * ``profile.png``: the Dolan-More performance profile: for each engine, the
   fraction of puzzles it solved within a factor tau of the fastest engine on
   that puzzle; higher and further left is better, and where a curve ends is
@@ -22,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from compare.reporting.summary import VIRTUAL_BEST
+from compare.reporting.summary import VIRTUAL_BEST, reference_formulation
 
 FLOOR_S = 1e-5     # log axes cannot show zero
 COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown",
@@ -89,11 +92,15 @@ def cactus(tasks: pd.DataFrame, path: Path, engines: list[str] | None = None) ->
         total = max(total, int(mine["attempted"].sum()))
         times = sorted(mine.loc[mine["solved"], "total_s"].clip(lower=FLOOR_S))
         ax.step(times, range(1, len(times) + 1), where="post", **style)
-    ax.axvline(limit, color="black", lw=0.9, ls="--", label=f"time limit {limit:g} s")
+    unsolved = bool((tasks["attempted"] & ~tasks["solved"]).any())
+    if unsolved:                          # the limit is where the unsolved ones stopped
+        ax.axvline(limit, color="black", lw=0.9, ls="--", label=f"time limit {limit:g} s")
     ax.axhline(total, color="grey", lw=0.9, ls=":", label=f"{total} instances")
     ax.set_xscale("log")
     _log_axis(ax.xaxis)
-    ax.set_xlim(right=limit * 1.5)
+    slowest = float(solved["total_s"].clip(lower=FLOOR_S).max())
+    fastest = float(solved["total_s"].clip(lower=FLOOR_S).min())
+    ax.set_xlim(fastest / 2, limit * 1.5 if unsolved else max(slowest * 2, fastest * 10))
     ax.set_ylim(0, total * 1.05 + 0.5)
     return _finish(fig, ax, path, "time per instance (s, log)", "instances solved",
                    "Cactus plot: instances solved within a time")
@@ -110,31 +117,39 @@ def _categories(tasks: pd.DataFrame) -> tuple[str, list] | None:
 
 def scatter(tasks: pd.DataFrame, baseline: str | None, path: Path,
             engines: list[str] | None = None) -> Path | None:
+    """One panel per engine (and formulation) with puzzles in common with the baseline
+    (in its reference formulation, as the headline): none is drawn empty."""
     if baseline is None:
         return None
     limit = tasks["timeout"].max()
     timed = tasks.assign(t=tasks["total_s"].clip(lower=FLOOR_S).where(tasks["solved"], limit))
     timed = timed[timed["attempted"]]
-    base = timed[timed["engine"] == baseline]
-    others = [e for e in dict.fromkeys([*(engines or []), *timed["engine"]])
-              if e != baseline and e in set(timed["engine"])]
-    if base.empty or not others:
+    reference = reference_formulation(tasks, baseline)
+    base = timed[(timed["engine"] == baseline) & (timed["formulation"] == reference)]
+    panels = []
+    for (engine, form), style in series_styles(timed, engines).items():
+        if (engine, form) == (baseline, reference):
+            continue
+        mine = timed[(timed["engine"] == engine) & (timed["formulation"] == form)]
+        pair = mine.merge(base, on=["puzzle_id", "mode"], suffixes=("", "_b"))
+        if len(pair):
+            panels.append((style["label"], pair))
+    if base.empty or not panels:
         return None
     by = _categories(timed)
     colour = {} if by is None else {v: COLOURS[i % len(COLOURS)] for i, v in enumerate(by[1])}
-    cols = min(3, len(others))
-    rows = -(-len(others) // cols)
+    cols = min(3, len(panels))
+    rows = -(-len(panels) // cols)
     width = 4.2 * cols + 2.6
     fig = _figure(figsize=(width, 4.2 * rows))
     # fixed margins: a layout engine would cost seconds per figure
     fig.subplots_adjust(left=0.8 / width, right=1 - 2.6 / width, bottom=0.12 / rows,
                         top=1 - 0.14 / rows, wspace=0.35, hspace=0.4)
     axes = fig.subplots(rows, cols, squeeze=False)
-    for ax, engine in zip(axes.flat, others):
-        pair = timed[timed["engine"] == engine].merge(
-            base, on=["puzzle_id", "formulation", "mode"], suffixes=("", "_b"))
-        low = max(FLOOR_S, min(pair["t"].min(), pair["t_b"].min()) / 2) if len(pair) else FLOOR_S
-        ax.plot([low, limit], [low, limit], color="grey", lw=0.8, ls="--")
+    shown = baseline if tasks["formulation"].nunique() == 1 else f"{baseline} [{reference}]"
+    for ax, (label, pair) in zip(axes.flat, panels):
+        low, high = fitted_range(pair, limit)
+        ax.plot([low, high], [low, high], color="grey", lw=0.8, ls="--")
         both = pair["solved"] & pair["solved_b"]
         groups = [(None, pair)] if by is None else pair.groupby(by[0], sort=False)
         for value, part in groups:
@@ -142,24 +157,34 @@ def scatter(tasks: pd.DataFrame, baseline: str | None, path: Path,
             ok = both.loc[part.index]
             ax.scatter(part.loc[ok, "t_b"], part.loc[ok, "t"], s=10, alpha=0.6, color=c)
             ax.scatter(part.loc[~ok, "t_b"], part.loc[~ok, "t"], s=22, marker="x", color=c)
-        ax.axhline(limit, color="tab:red", lw=0.6, alpha=0.5)
-        ax.axvline(limit, color="tab:red", lw=0.6, alpha=0.5)
+        if limit <= high:                 # the limit, where some task reached it
+            ax.axhline(limit, color="tab:red", lw=0.6, alpha=0.5)
+            ax.axvline(limit, color="tab:red", lw=0.6, alpha=0.5)
         ax.set_xscale("log")
         ax.set_yscale("log")
         _log_axis(ax.xaxis)
         _log_axis(ax.yaxis)
-        ax.set_xlim(low, limit * 1.5)
-        ax.set_ylim(low, limit * 1.5)
-        ax.set_xlabel(f"{baseline} (s)")
-        ax.set_ylabel(f"{engine} (s)")
-        ax.set_title(f"{engine} vs {baseline}", fontsize="medium")
-    for ax in list(axes.flat)[len(others):]:
-        ax.axis("off")
+        ax.set_xlim(low, high)
+        ax.set_ylim(low, high)
+        ax.set_xlabel(f"{shown} (s)")
+        ax.set_ylabel(f"{label} (s)")
+        ax.set_title(f"{label} vs {shown}", fontsize="medium")
+    for ax in list(axes.flat)[len(panels):]:
+        fig.delaxes(ax)                   # no empty panel
     _scatter_legend(fig, by, colour)
-    fig.suptitle(f"Per-puzzle time against {baseline} (unsolved at the {limit:g} s limit)",
+    fig.suptitle(f"Per-puzzle time against {shown} (log; unsolved at the {limit:g} s limit)",
                  fontsize="medium")
     fig.savefig(path, dpi=110)
     return path
+
+
+def fitted_range(pair: pd.DataFrame, limit: float) -> tuple[float, float]:
+    """Log axis bounds around the points: half the fastest time to 1.5 x the slowest,
+    reaching the time limit only when an unsolved task sits there."""
+    times = pd.concat([pair["t"], pair["t_b"]])
+    low = max(FLOOR_S, float(times.min()) / 2)
+    high = float(times.max()) * 1.5
+    return low, max(high, low * 10)
 
 
 def _scatter_legend(fig, by, colour: dict) -> None:

@@ -96,15 +96,16 @@ def build_report(folder: Path | str, baseline: str | None = None, quiet: bool = 
     tables = _tables(tasks, base, order, shift_s)
     _export(frame, folder)
     pictures = _plots(tasks, base, folder, order["engine"], shift_s)
-    text = _markdown(data, report, tables, base, pictures, shift_s, len(tasks), order)
+    shown = summary.baseline_label(tasks, base) if len(tasks) else "none"
+    text = _markdown(data, report, tables, shown, pictures, shift_s, len(tasks), order)
     atomic_write(folder / "summary.md", lambda tmp: tmp.write_text(text, encoding="utf-8"))
     page.write(folder / "report.html", _page(data, report, tables, tasks, base, order, pictures,
                                             shift_s))
     _write_meta(folder, data, report, base, shift_s)
-    _write_json(folder, report, tables, base)
+    _write_json(folder, report, tables, shown)
     _print_alerts(report, len(tasks))
     if not quiet:
-        _print(tables, base, folder, data.runs, shift_s)
+        _print(tables, shown, folder, data.runs, shift_s)
     _print_problems(report.problems)
     return report
 
@@ -241,14 +242,14 @@ def headline_note(shift_s: float, where: str = "summary.md") -> list[str]:
             f"(PAR2). Definitions at the end of {where}."]
 
 
-def _print(tables, base, folder: Path, runs, shift_s: float) -> None:
+def _print(tables, shown: str, folder: Path, runs, shift_s: float) -> None:
     if "engine" in tables:
-        print(f"\nPer engine (baseline: {base or 'none'}):")
+        print(f"\nPer engine (baseline: {shown}):")
         print(summary.to_text(summary.compact(tables["engine"])))
         print("\n".join(headline_note(shift_s)))
     if "formulations" in tables:
-        print("\nFormulations (shifted geometric mean time, x ratio to the first "
-              "formulation, * fastest):")
+        print(f"\nFormulations, each engine against itself (shifted geometric mean time, "
+              f"x ratio to the engine's own {_reference(tables)}, * fastest):")
         print(summary.to_text(summary.formulation_grid(tables["formulations"]), raw=True))
     if "counts" in tables:
         print("\nCounts:")
@@ -257,6 +258,13 @@ def _print(tables, base, folder: Path, runs, shift_s: float) -> None:
         print("\n" + textwrap.fill(f"Harness: {harness_line(run)}", WIDTH,
                                    subsequent_indent="  "))
     print(f"Report: {folder / 'summary.md'} (full tables, per source, environment)")
+
+
+def _reference(tables: dict) -> str:
+    """The formulation the formulation table's ratios refer to, per engine."""
+    first = tables["formulations"].drop_duplicates("engine")["formulation"]
+    forms = sorted(set(first))
+    return forms[0] if len(forms) == 1 else "first formulation (" + ", ".join(forms) + ")"
 
 
 def count_lines(table: pd.DataFrame) -> list[str]:
@@ -285,7 +293,7 @@ def count_lines(table: pd.DataFrame) -> list[str]:
 
 
 # ----- summary.md ------------------------------------------------------------------------
-def _markdown(data: Inputs, report: Report, tables, base, pictures, shift_s,
+def _markdown(data: Inputs, report: Report, tables, shown: str, pictures, shift_s,
               compared: int, order: dict) -> str:
     parts = ["# Engine comparison", ""]
     alerts = alert_lines(report, compared)
@@ -298,13 +306,13 @@ def _markdown(data: Inputs, report: Report, tables, base, pictures, shift_s,
     if not tables:
         parts += ["No puzzle run was finished by every engine yet: nothing to compare.", ""]
     else:
-        parts += [f"## Headline (baseline: {base or 'none'})", "",
+        parts += [f"## Headline (baseline: {shown})", "",
                   summary.to_markdown(summary.compact(tables["engine"])), "",
                   " ".join(headline_note(shift_s)), ""]
     if "formulations" in tables:
-        parts += ["## Formulations", "", "Per engine: shifted geometric mean time over the "
-                  "puzzles it ran in every formulation, x ratio to the first formulation, "
-                  "`*` the fastest.", "",
+        parts += ["## Formulations", "", "Each engine against itself: the shifted geometric "
+                  "mean time over the puzzles it ran in every formulation, x ratio to the "
+                  f"engine's own {_reference(tables)}, `*` the fastest.", "",
                   summary.to_markdown(summary.formulation_grid(tables["formulations"]), raw=True),
                   ""]
     if "counts" in tables:
@@ -318,7 +326,7 @@ def _markdown(data: Inputs, report: Report, tables, base, pictures, shift_s,
                   "task: an engine's start-up, then each new shape (engine x model structure). "
                   "No task's time includes it.", "", summary.to_markdown(warmup, raw=True), ""]
     if tables:
-        parts += [f"## Per engine (baseline: {base or 'none'})", "",
+        parts += [f"## Per engine (baseline: {shown})", "",
                   summary.to_markdown(tables["engine"]), ""]
         if tables["source"]["source"].nunique() > 1:
             parts += ["## Per source", "", summary.to_markdown(tables["source"]), ""]

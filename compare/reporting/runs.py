@@ -39,12 +39,15 @@ class RunDiff:
     shift_s: float = paired.DEFAULT_SHIFT_S
     notes: list[str] = field(default_factory=list)
     differences: list[str] = field(default_factory=list)   # settings or code that differ
+    empty: str | None = None     # why nothing could be compared (a run without results)
 
     @property
     def compatible(self) -> bool:
         return not self.differences
 
     def first_line(self) -> str:
+        if self.empty:
+            return self.empty
         if self.differences:
             return ("INCOMPATIBLE: the runs differ in " + "; ".join(self.differences)
                     + ": the ratios below compare unlike runs")
@@ -78,6 +81,8 @@ class RunDiff:
         return list(rows["engine"])
 
     def text(self) -> str:
+        if self.empty:
+            return self.first_line()
         lines = [self.first_line(), f"A: {self.a}", f"B: {self.b}", ""]
         if self.engines.empty:
             lines.append("no engine has a task in both runs")
@@ -157,6 +162,14 @@ def compare_runs(a: Path | str, b: Path | str,
     """Run B against run A, engine by engine, on the tasks both finished."""
     raw_a, tasks_a, puzzles_a = read_run(a)
     raw_b, tasks_b, puzzles_b = read_run(b)
+    empty = [f"{name} ({folder})" for name, folder, raw in (("A", a, raw_a), ("B", b, raw_b))
+             if raw.empty]
+    if empty:     # an interrupted run may have stored nothing yet: nothing to pair
+        nothing = pd.DataFrame(columns=["engine", "tasks", "ratio", "ci_low", "ci_high",
+                                        "median_ratio", "wins", "ties", "losses", "verdict"])
+        return RunDiff(Path(a), Path(b), nothing, pd.DataFrame(), shift_s,
+                       empty=f"{' and '.join(empty)} stored no result yet (interrupted "
+                             "early?): nothing to compare")
     notes = []
     other = {pid for pid in set(puzzles_a) & set(puzzles_b)
              if puzzles_a[pid].get("text") != puzzles_b[pid].get("text")}

@@ -7,8 +7,10 @@ baseline come from ``compare.reporting.paired``.
 from __future__ import annotations
 
 import math
+import re
 
 import pandas as pd
+from tabulate import tabulate
 
 from compare.reporting import paired
 from engines.base import ANSWERED_WORDS
@@ -133,14 +135,21 @@ def with_virtual_best(tasks: pd.DataFrame) -> pd.DataFrame:
 def engine_table(tasks: pd.DataFrame, baseline: str | None, by: list[str] | None = None,
                  shift_s: float = paired.DEFAULT_SHIFT_S,
                  virtual_best: bool = True) -> pd.DataFrame:
-    """The summary table, one row per engine (and per ``by`` group)."""
+    """The summary table, one row per engine (and per ``by`` group).
+
+    With several formulations every row (engine x formulation) is compared with
+    one reference, the baseline engine in its ``reference_formulation``, so the
+    ratios read across formulations: a formulation that is faster for an engine
+    shows a smaller ratio, not one taken against another baseline."""
     by = list(by or [])
+    reference = None
     if tasks["formulation"].nunique() > 1:
         by.append("formulation")
+        reference = reference_formulation(tasks, baseline)
     if virtual_best:
         tasks = with_virtual_best(tasks)
     odd = _count_disagreements(tasks)
-    tasks = _with_baseline(tasks, baseline)
+    tasks = _with_baseline(tasks, baseline, reference)
     rows = []
     for key, group in tasks.groupby(by + ["engine"], sort=False):
         row = dict(zip(by + ["engine"], key if isinstance(key, tuple) else (key,)))
@@ -159,13 +168,35 @@ def engine_table(tasks: pd.DataFrame, baseline: str | None, by: list[str] | None
     return table.drop(columns=unmeasured)
 
 
-def _with_baseline(tasks: pd.DataFrame, baseline: str | None) -> pd.DataFrame:
-    """Each task gains the baseline's figures on the same puzzle run, if it attempted it."""
-    base = tasks.loc[(tasks["engine"] == baseline) & tasks["attempted"],
-                     PAIR_KEYS + ["par2_s", "total_s", "solved"]]
+def reference_formulation(tasks: pd.DataFrame, baseline: str | None = None) -> str | None:
+    """The formulation every ratio refers to when several ran: the first the baseline
+    engine ran (the first listed in ``--formulations``, as tasks are made in that order)."""
+    mine = tasks.loc[tasks["engine"] == baseline, "formulation"] if baseline else tasks[
+        "formulation"]
+    forms = list(dict.fromkeys(mine if len(mine) else tasks["formulation"]))
+    return forms[0] if forms else None
+
+
+def baseline_label(tasks: pd.DataFrame, baseline: str | None) -> str:
+    """The baseline as headlines name it: ``engine [formulation]`` when several ran."""
+    if baseline is None:
+        return "none"
+    if tasks["formulation"].nunique() > 1:
+        return f"{baseline} [{reference_formulation(tasks, baseline)}]"
+    return baseline
+
+
+def _with_baseline(tasks: pd.DataFrame, baseline: str | None,
+                   reference: str | None = None) -> pd.DataFrame:
+    """Each task gains the baseline's figures on the same puzzle run, if it attempted it
+    (with ``reference``: the baseline's run of the puzzle in that formulation)."""
+    keys = PAIR_KEYS if reference is None else [k for k in PAIR_KEYS if k != "formulation"]
+    base = tasks.loc[(tasks["engine"] == baseline) & tasks["attempted"]
+                     & (reference is None or tasks["formulation"].eq(reference)),
+                     keys + ["par2_s", "total_s", "solved"]]
     base = base.rename(columns={"par2_s": "base_par2_s", "total_s": "base_s",
                                 "solved": "base_solved"})
-    return tasks.merge(base, on=PAIR_KEYS, how="left")
+    return tasks.merge(base, on=keys, how="left")
 
 
 def _stats(group: pd.DataFrame) -> dict:
@@ -268,6 +299,23 @@ def formulation_grid(table: pd.DataFrame) -> pd.DataFrame:
 
 
 # ----- presentation ------------------------------------------------------------
+def natural_key(ids: pd.Series) -> pd.Series:
+    """A sort key for puzzle ids in natural order: ``f:2`` before ``f:10``.
+
+    ``frame.sort_values("puzzle_id", key=natural_key)``; each id is split into
+    text and numbers (``f:10`` -> ``("f:", 10, "")``) and ranked.
+    """
+    def parts(text: str) -> tuple:
+        return tuple(int(p) if i % 2 else p for i, p in enumerate(re.split(r"(\d+)", text)))
+    ranked = {pid: i for i, pid in enumerate(sorted(set(map(str, ids)), key=parts))}
+    return ids.map(lambda pid: ranked[str(pid)])
+
+
+def in_puzzle_order(frame: pd.DataFrame) -> pd.DataFrame:
+    """Rows sorted by puzzle id in natural order, otherwise as they were."""
+    if frame.empty:
+        return frame
+    return frame.sort_values("puzzle_id", key=natural_key, kind="stable").reset_index(drop=True)
 def in_order(table: pd.DataFrame, order: dict[str, list]) -> pd.DataFrame:
     """Rows in the order engines and sources were given, not the order tasks finished."""
     keys = [c for c in ("source", "formulation", "engine") if c in table.columns]
@@ -399,13 +447,11 @@ def _cut(label: str) -> str:
 
 
 def to_markdown(table: pd.DataFrame, raw: bool = False) -> str:
-    """A GitHub table without the optional ``tabulate`` dependency."""
+    """A GitHub table (tabulate), every cell as shown: numbers are formatted already."""
     shown = table if raw else formatted(table)
-    head = "| " + " | ".join(map(str, shown.columns)) + " |"
-    rule = "|" + "|".join("---" for _ in shown.columns) + "|"
-    body = ["| " + " | ".join(str(v) for v in row) + " |"
-            for row in shown.itertuples(index=False)]
-    return "\n".join([head, rule, *body])
+    cells = [[str(v) for v in row] for row in shown.itertuples(index=False)]
+    return tabulate(cells, headers=[str(c) for c in shown.columns], tablefmt="github",
+                    disable_numparse=True)
 
 
 def to_text(table: pd.DataFrame, raw: bool = False) -> str:

@@ -18,7 +18,8 @@ API::
     warm_up() -> float                  # compiles / loads every kernel, seconds
 
 Compiled code is cached on disk (``cache=True``, in ``kernel/__pycache__``);
-call ``warm_up()`` once per worker before any timed solve. numba checks a
+call ``warm_up()`` once per worker before any timed solve. A damaged cache
+is discarded and rebuilt, with one warning (``numba_cache``). numba checks a
 cached function against its own file only: after editing one kernel module,
 remove ``kernel/__pycache__`` so that the searches calling into it recompile.
 """
@@ -48,6 +49,7 @@ from .kernel.common import (
     numba,
 )
 from .kernel.packer import KernelShape, pack
+from .numba_cache import healing
 from .shape import shape_for
 
 __all__ = ["VARIANTS", "MODES", "MAX_VALUES", "KernelShape", "KernelResult", "available",
@@ -127,19 +129,12 @@ def solve(kshape: KernelShape, givens, variant: str = "fast", mode: str = "first
         flat = np.fromiter(chain.from_iterable(givens), np.int64, 2 * len(givens))
     except OverflowError:
         return _huge_given(kshape, givens)
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown variant {variant!r} (known: {', '.join(VARIANTS)})")
     rows, work = kshape.workspace(keep)
     end = math.inf if deadline is None else float(deadline)
-    if variant == "seed":
-        status, count, nodes, backtracks = seed.search(kshape.blob, flat, limit, keep, end,
-                                                       work)
-    elif variant == "fast" and not kshape.probe:
-        status, count, nodes, backtracks = lean.search(kshape.blob, flat, code, limit, keep,
-                                                       end, rows, work)
-    elif variant == "fast":
-        status, count, nodes, backtracks = fast.search(kshape.blob, flat, code, kshape.probe,
-                                                       limit, keep, end, rows, work)
-    else:
-        raise ValueError(f"unknown variant {variant!r} (known: {', '.join(VARIANTS)})")
+    status, count, nodes, backtracks = healing(_search, kshape, variant, flat, code, limit,
+                                               keep, end, rows, work)
     n, at = kshape.nvars, kshape.sols_at
     if status == BADVAR:
         raise ValueError(f"given for unknown variable {work[kshape.info_at + 1]}")
@@ -152,6 +147,15 @@ def solve(kshape: KernelShape, givens, variant: str = "fast", mode: str = "first
     if status == UNSAT and not nodes:
         message = _why(kshape, work[kshape.info_at:kshape.info_at + 4])
     return KernelResult(_STATUS[status], solutions, count, nodes, backtracks, message)
+
+
+def _search(kshape: KernelShape, variant: str, flat, code: int, limit: int, keep: int,
+            end: float, rows, work):
+    if variant == "seed":
+        return seed.search(kshape.blob, flat, limit, keep, end, work)
+    if not kshape.probe:
+        return lean.search(kshape.blob, flat, code, limit, keep, end, rows, work)
+    return fast.search(kshape.blob, flat, code, kshape.probe, limit, keep, end, rows, work)
 
 
 _STATUS = {UNSAT: Status.UNSAT, SOLVED: Status.SOLVED, TIMEOUT: Status.TIMEOUT}

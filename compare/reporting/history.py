@@ -1,0 +1,402 @@
+"""Results across runs: the headline over a series of runs, and the steps in it.
+
+``run_compare.py report --history RUN...`` (and ``compare.history``) reads
+run folders, puts them in commit order (the commit time each run recorded,
+then its start time; runs of the same code stay in the order they ran), and
+gives per engine, over all sources and per source:
+
+* each run's headline ratio to the baseline with its 95% bootstrap CI,
+  exactly as that run's own report computes it;
+* for each run, the paired comparison with the run before it on the same
+  machine, over their common tasks, with the test of ``report --compare``
+  (``paired.compare``: the shifted geometric mean of per-task ratios and
+  its bootstrap CI; a change is called only when the whole interval lies
+  outside the tie band). Timeouts are censored, not measurements: a task
+  both runs solved gives a ratio; one that timed out in both proves nothing
+  and is left out; one that timed out in one run only gives a direction
+  but no size, so those are counted (newly timed out / newly solved) and
+  tested apart with a sign test (``scipy.stats.binomtest``). A step is
+  flagged only when one of the two tests calls a change. Runs made with
+  other settings or plugin code (``runs.compatibility``, as ``--compare``
+  checks them) are not compared: the step says in what they differ.
+
+Absolute times from different machines are not comparable, so runs are
+grouped by machine (CPU, cores, memory, system, host name): steps are tested
+only between consecutive runs of one machine, and the headline ratios,
+being ratios to a baseline engine measured in the same run, are the only
+figures set side by side across machines. The page says which was done.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+from matplotlib.colors import to_hex
+from scipy import stats
+
+from compare.harness.environment import commit
+from compare.harness.store import atomic_write
+from compare.reporting import page, paired, plots, summary
+from compare.reporting.report import Inputs
+from compare.reporting.runs import TASK, compatibility, run_identity
+
+ALL = "all"                 # the source of the rows over every source
+SIGN_LEVEL = 0.05           # the sign test's level for tasks that timed out in one run only
+COLUMNS = ["run", "order", "machine", "commit", "started", "engine", "source", "baseline",
+           "pairs", "ratio", "ci_low", "ci_high", "previous", "common", "both_solved",
+           "step_ratio", "step_ci_low", "step_ci_high", "newly_timed_out", "newly_solved",
+           "both_timed_out", "sign_p", "step", "flagged"]
+
+
+class HistoryError(ValueError):
+    """A series that cannot be followed as asked: one line says why."""
+
+
+@dataclass
+class RunInfo:
+    """One run of the series: where it is, what code, which machine, its tasks."""
+    folder: Path
+    name: str
+    commit: str
+    committed: str
+    started: str
+    machine: str
+    tasks: pd.DataFrame
+    texts: dict                 # puzzle id -> puzzle text, to pair only the same puzzles
+    baseline: str | None = None     # the baseline the run was given
+    identity: dict = field(default_factory=dict)   # settings and plugin code (runs.run_identity)
+
+
+@dataclass
+class History:
+    """The series, as tables a notebook can plot: ``table`` has one row per run,
+    engine and source (``source == "all"`` over every source)."""
+    runs: pd.DataFrame
+    table: pd.DataFrame
+    baseline: str | None
+    machines: list[str]
+    shift_s: float = paired.DEFAULT_SHIFT_S
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def steps(self) -> pd.DataFrame:
+        """The flagged steps: run, engine, source and what changed."""
+        return self.table[self.table["flagged"]].reset_index(drop=True)
+
+    @property
+    def machines_note(self) -> str:
+        if len(self.machines) <= 1:
+            return ("All runs are from one machine: each run is compared with the one "
+                    "before it on their common tasks.")
+        return (f"The runs are from {len(self.machines)} machines, kept apart: each run is "
+                "compared only with the run before it on the same machine; across machines "
+                "only the headline ratios to the baseline "
+                f"({self.baseline or 'none'}) are set side by side.")
+
+    def to_csv(self, path: Path | str) -> Path:
+        path = Path(path)
+        frame = self.table[COLUMNS]
+        atomic_write(path, lambda tmp: frame.to_csv(tmp, index=False))
+        return path
+
+    def text(self) -> str:
+        """The console's view: the runs, then each flagged step."""
+        lines = [f"{len(self.runs)} runs in commit order (baseline {self.baseline or 'none'}):"]
+        lines += [f"  {r.order}. {r.run}  {r.commit or 'no commit'}  started {r.started}  "
+                  f"machine {r.machine}" for r in self.runs.itertuples(index=False)]
+        lines.append(self.machines_note)
+        steps = self.steps
+        if steps.empty:
+            lines.append("No step change: no run differs from the one before it with "
+                         "confidence.")
+        else:
+            lines.append(f"{len(steps)} step change(s):")
+            lines += [f"  {step_line(r)}" for r in steps.itertuples(index=False)]
+        return "\n".join(lines + self.notes)
+
+
+def step_line(row) -> str:
+    where = "all sources" if row.source == ALL else f"source {row.source}"
+    return (f"{row.run} ({row.engine}, {where}): {row.step} against {row.previous}, "
+            f"ratio {summary.sig3(row.step_ratio)} [{summary.sig3(row.step_ci_low)}, "
+            f"{summary.sig3(row.step_ci_high)}] over {row.both_solved} tasks both solved"
+            + (f"; {row.newly_timed_out} newly timed out, {row.newly_solved} newly solved"
+               if row.newly_timed_out or row.newly_solved else ""))
+
+
+# ----- reading the runs --------------------------------------------------------------
+def machine_of(record: dict) -> str:
+    """The machine a run was measured on, as one short name."""
+    memory = record.get("memory_gb")
+    parts = [record.get("host") or "", record.get("cpu", "?"), f"{record.get('cores', '?')} cores",
+             f"{memory:.0f} GiB" if memory else "", record.get("os", "")]
+    return ", ".join(p for p in parts if p)
+
+
+def read_run(folder: Path | str) -> RunInfo:
+    folder = Path(folder)
+    data = Inputs.read(folder)
+    session = data.sessions[-1] if data.sessions else {}
+    found = {"commit": session.get("commit"), "committed": session.get("committed")}
+    code = str(session.get("code", ""))
+    if not found["commit"] and code.startswith("git "):     # recorded before commits were
+        found = commit(ref=code.split()[1]) or found           # stored: ask git, if it knows
+    started = session.get("started") or data.config.get("started") or ""
+    if code.startswith("git ") and not found.get("commit"):
+        found["commit"] = code.split()[1]
+    tasks = data.tasks() if len(data.frame) else data.frame
+    texts = {pid: p.get("text") for pid, p in data.puzzles.items()}
+    return RunInfo(folder, folder.name, found.get("commit") or "", found.get("committed") or "",
+                   str(started), machine_of(session) if session else
+                   str(data.config.get("machine", "unknown")), tasks, texts,
+                   data.config.get("baseline"), {**run_identity(folder), "engines": []})
+
+
+def in_commit_order(runs: list[RunInfo]) -> list[RunInfo]:
+    """Commit time first (a run without one goes by its start), then start time."""
+    return sorted(runs, key=lambda r: (r.committed or r.started, r.started))
+
+
+# ----- the series ----------------------------------------------------------------------
+def history(folders: list[Path | str], baseline: str | None = None,
+            shift_s: float = paired.DEFAULT_SHIFT_S) -> History:
+    runs = in_commit_order([read_run(f) for f in folders])
+    names = [r.name for r in runs]
+    if len(set(names)) < len(names):           # two folders of the same name: say which
+        for r in runs:
+            r.name = str(r.folder)
+    if baseline and not all(baseline in set(r.tasks["engine"]) for r in runs if len(r.tasks)):
+        missing = [r.name for r in runs if len(r.tasks) and baseline not in set(r.tasks["engine"])]
+        raise HistoryError(f"--baseline {baseline} did not run in {', '.join(missing)}")
+    base = baseline or _common_baseline(runs)
+    machines = list(dict.fromkeys(r.machine for r in runs))
+    notes = []
+    if base is None:
+        notes.append("no engine ran in every run: no headline ratio to show")
+    rows, previous = [], {}
+    for order, run in enumerate(runs, 1):
+        before = previous.get(run.machine)
+        for row in _headline(run, base, shift_s):
+            row.update(run=run.name, order=order, machine=machines.index(run.machine) + 1,
+                       commit=run.commit[:12], started=run.started)
+            row.update(_step(before, run, row["engine"], row["source"], shift_s))
+            rows.append(row)
+        previous[run.machine] = run
+    table = pd.DataFrame(rows, columns=COLUMNS)
+    table["flagged"] = table["flagged"].fillna(False).astype(bool)
+    for column in ("pairs", "common", "both_solved", "newly_timed_out", "newly_solved",
+                   "both_timed_out"):
+        table[column] = table[column].astype("Int64")
+    listing = pd.DataFrame([{"order": k, "run": r.name, "folder": str(r.folder),
+                             "commit": r.commit[:12], "committed": r.committed,
+                             "started": r.started, "machine": machines.index(r.machine) + 1,
+                             "machine_name": r.machine, "tasks": len(r.tasks)}
+                            for k, r in enumerate(runs, 1)])
+    return History(listing, table, base, machines, shift_s, notes)
+
+
+def _common_baseline(runs: list[RunInfo]) -> str | None:
+    """The baseline the first run was given or would choose, when every run has it."""
+    if not runs or runs[0].tasks.empty:
+        return None
+    chosen = summary.choose_baseline(runs[0].tasks, runs[0].baseline)
+    return chosen if all(chosen in set(r.tasks["engine"]) for r in runs if len(r.tasks)) \
+        else None
+
+
+def _headline(run: RunInfo, base: str | None, shift_s: float) -> list[dict]:
+    """Per engine, over every source and per source: the run's own headline ratio."""
+    tasks = run.tasks
+    if tasks.empty:
+        return []
+    engines = list(dict.fromkeys(tasks["engine"]))
+    overall = summary.engine_table(tasks, base, shift_s=shift_s, virtual_best=False)
+    rows = [_ratio_row(r, ALL, base) for r in overall.to_dict("records")]
+    if tasks["source"].nunique() > 1:
+        per = summary.engine_table(tasks, base, by=["source"], shift_s=shift_s,
+                                   virtual_best=False)
+        rows += [_ratio_row(r, r["source"], base) for r in per.to_dict("records")]
+    order = {e: i for i, e in enumerate(engines)}
+    return sorted(rows, key=lambda r: (order.get(r["engine"], len(order)), r["source"] != ALL))
+
+
+def _ratio_row(record: dict, source: str, base: str | None) -> dict:
+    engine = record["engine"]
+    if "formulation" in record:
+        engine = f"{engine} [{record['formulation']}]"
+    return {"engine": engine, "source": source, "baseline": base,
+            "pairs": record.get("pairs", 0), "ratio": record.get("ratio", math.nan),
+            "ci_low": record.get("ci_low", math.nan), "ci_high": record.get("ci_high", math.nan)}
+
+
+def _step(before: RunInfo | None, run: RunInfo, engine: str, source: str,
+          shift_s: float) -> dict:
+    """This run against the one before it on the same machine, on their common tasks."""
+    if before is None:
+        return {"previous": "", "flagged": False, "step": ""}
+    differences = compatibility(before.identity, run.identity)   # engines are paired by label
+    if differences:
+        return {"previous": before.name, "flagged": False,
+                "step": "not compared: the runs differ in " + "; ".join(differences)}
+    pick = _picker(engine, source)
+    a, b = pick(before.tasks), pick(run.tasks)
+    same = [pid for pid in set(a["puzzle_id"]) & set(b["puzzle_id"])
+            if before.texts.get(pid) == run.texts.get(pid)]
+    columns = TASK + ["total_s", "solved", "status"]
+    both = a[columns].merge(b[columns], on=TASK, suffixes=("_a", "_b"))
+    both = both[both["puzzle_id"].isin(same)]
+    return {"previous": before.name, "common": len(both), **censored_step(both, shift_s)}
+
+
+def _picker(engine: str, source: str):
+    name, _, form = engine.partition(" [")
+
+    def pick(tasks: pd.DataFrame) -> pd.DataFrame:
+        rows = tasks[tasks["engine"] == name]
+        if form:
+            rows = rows[rows["formulation"] == form.rstrip("]")]
+        return rows if source == ALL else rows[rows["source"] == source]
+    return pick
+
+
+def censored_step(both: pd.DataFrame, shift_s: float) -> dict:
+    """The paired test of ``report --compare`` on the tasks both runs solved, and a
+    sign test on those that timed out in one run only (B is the later run)."""
+    solved = both[both["solved_a"] & both["solved_b"]]
+    out_a, out_b = both["status_a"].eq("timeout"), both["status_b"].eq("timeout")
+    newly_out = int((both["solved_a"] & out_b).sum())
+    newly_in = int((out_a & both["solved_b"]).sum())
+    figures = paired.compare(solved["total_s_b"].to_numpy(), solved["total_s_a"].to_numpy(),
+                             shift_s)
+    said = paired.verdict(figures["ci_low"], figures["ci_high"])
+    flips = newly_out + newly_in
+    sign_p = stats.binomtest(newly_out, flips).pvalue if flips else math.nan
+    step = said if said in ("slower", "faster") else ""
+    if not step and flips and sign_p < SIGN_LEVEL:
+        step = "slower (more timeouts)" if newly_out > newly_in else "faster (fewer timeouts)"
+    return {"both_solved": len(solved), "step_ratio": figures["ratio"],
+            "step_ci_low": figures["ci_low"], "step_ci_high": figures["ci_high"],
+            "newly_timed_out": newly_out, "newly_solved": newly_in,
+            "both_timed_out": int((out_a & out_b).sum()), "sign_p": sign_p,
+            "step": step or said, "flagged": bool(step)}
+
+
+def write(hist: History, out: Path | str) -> tuple[Path, Path]:
+    """history.csv and history.html in ``out``."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    csv = hist.to_csv(out / "history.csv")
+    text = page_html(hist)
+    html = out / "history.html"
+    atomic_write(html, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    return csv, html
+
+
+# ----- the page ----------------------------------------------------------------------------
+def page_html(hist: History) -> str:
+    """history.html: the flagged steps first, the two plots, the tables, the runs."""
+    library = page.plotly_js()
+    plotted = _figures(hist) if library is not None else {}
+    table = hist.table
+    parts = ["<h1>History across runs</h1>"]
+    steps = hist.steps
+    if steps.empty:
+        parts.append(f'<p class="verdict ok" id="verdict">No step change over {len(hist.runs)} '
+                     "runs: no run differs from the one before it with confidence.</p>")
+    else:
+        parts.append(f'<p class="verdict bad" id="verdict">{len(steps)} step change(s) over '
+                     f"{len(hist.runs)} runs: {page.esc(', '.join(dict.fromkeys(steps['run'])))}"
+                     "</p>")
+        parts.append('<ul class="alerts" id="steps">' + "".join(
+            f"<li>{page.esc(step_line(r))}</li>" for r in steps.itertuples(index=False))
+            + "</ul>")
+    parts.append(f'<p class="note" id="machines">{page.esc(hist.machines_note)}</p>')
+    parts += [f'<p class="note">{page.esc(n)}</p>' for n in hist.notes if n]
+    if not table.empty:
+        parts.append(page.filter_bar(list(dict.fromkeys(table["engine"])),
+                                     list(dict.fromkeys(table["source"]))))
+    if plotted:
+        parts += ['<h2 id="plots">Plots</h2>', '<div class="plots">']
+        parts += [f'<div class="plot" id="{key}"></div>' for key in plotted]
+        parts.append("</div>")
+    shown = table.assign(ratio=[summary.sig3(v) for v in table["ratio"]],
+                         ci=[_interval(lo, hi) for lo, hi in zip(table["ci_low"],
+                                                                  table["ci_high"])],
+                         step_ratio=[summary.sig3(v) for v in table["step_ratio"]],
+                         step_ci=[_interval(lo, hi) for lo, hi in
+                                  zip(table["step_ci_low"], table["step_ci_high"])])
+    view = ["order", "run", "commit", "machine", "engine", "source", "pairs", "ratio", "ci",
+            "previous", "both_solved", "step_ratio", "step_ci", "newly_timed_out",
+            "newly_solved", "step"]
+    raw = table.assign(ci=table["ci_low"], step_ci=table["step_ci_low"])[view]
+    rows = [{"engine": e, "source": s, "status": "flagged" if f else ""}
+            for e, s, f in zip(table["engine"], table["source"], table["flagged"])]
+    parts += [f'<h2 id="table">Per run, engine and source (baseline: '
+              f'{page.esc(hist.baseline or "none")})</h2>',
+              page.table_html(raw, "table-history", shown[view].astype(object).fillna("-"), rows,
+                              caption="ratio and 95% CI: the run's headline against the "
+                              "baseline; step ratio: this run against the previous one on the "
+                              "same machine, over the tasks both solved (timeouts censored: "
+                              "counted as newly timed out / newly solved, tested apart). "
+                              "history.csv holds the same rows."),
+              '<h2 id="runs">Runs, in commit order</h2>',
+              page.table_html(hist.runs, "table-runs", hist.runs.astype(object).fillna("-"))]
+    return page.document("History across runs", parts, plotted, library)
+
+
+def _interval(low, high) -> str:
+    return "-" if pd.isna(low) else f"[{summary.sig3(low)}, {summary.sig3(high)}]"
+
+
+def _figures(hist: History) -> dict[str, dict]:
+    table = hist.table
+    if table.empty:
+        return {}
+    labels = {r.order: f"{r.order}. {r.run}" for r in hist.runs.itertuples(index=False)}
+    overall = table[table["source"] == ALL]
+    colours = {e: to_hex(plots.COLOURS[i % len(plots.COLOURS)])
+               for i, e in enumerate(dict.fromkeys(table["engine"]))}
+    made = {"plot-history-ratio": _series(
+        overall, "ratio", "ci_low", "ci_high", labels, colours,
+        f"Headline ratio to {hist.baseline or 'the baseline'} per run (95% CI)",
+        "ratio to the baseline (log)", hist.machines)}
+    stepped = overall[overall["previous"].fillna("") != ""]
+    if len(stepped):
+        made["plot-history-step"] = _series(
+            stepped, "step_ratio", "step_ci_low", "step_ci_high", labels, colours,
+            "Each run against the one before it on the same machine (ratio, 95% CI; "
+            "ringed: a flagged step)", "ratio to the previous run (log)", hist.machines)
+    return made
+
+
+def _series(rows: pd.DataFrame, value: str, low: str, high: str, labels: dict, colours: dict,
+            title: str, ytitle: str, machines: list[str]) -> dict:
+    data = []
+    for (engine, machine), part in rows.groupby(["engine", "machine"], sort=False):
+        name = engine if len(machines) == 1 else f"{engine} (machine {machine})"
+        y = part[value].to_numpy(float)
+        data.append({"type": "scatter", "mode": "lines+markers", "name": name,
+                     "x": [labels[o] for o in part["order"]], "y": [_num(v) for v in y],
+                     "error_y": {"type": "data", "symmetric": False,
+                                 "array": [_num(h - v) for h, v in zip(part[high], y)],
+                                 "arrayminus": [_num(v - lo) for lo, v in zip(part[low], y)]},
+                     "line": {"color": colours[engine]},
+                     "marker": {"size": [13 if f else 7 for f in part["flagged"]],
+                                "line": {"width": [2.5 if f else 0 for f in part["flagged"]],
+                                         "color": "#c62828"}},
+                     "text": [r for r in part["step"].fillna("")],
+                     "hovertemplate": "%{x}<br>%{y:.3g}<br>%{text}<extra>" + name + "</extra>"})
+    layout = {"title": {"text": title, "font": {"size": 14}}, "height": 400,
+              "margin": {"l": 56, "r": 12, "t": 40, "b": 90},
+              "xaxis": {"type": "category", "tickangle": -30, "automargin": True},
+              "yaxis": {"type": "log", "title": {"text": ytitle}, "exponentformat": "none"},
+              "legend": {"orientation": "h", "y": -0.35, "x": 0}, "hovermode": "closest",
+              "shapes": [{"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": 1, "y1": 1,
+                          "line": {"color": "grey", "dash": "dash", "width": 1}}]}
+    return {"data": data, "layout": layout}
+
+
+def _num(v) -> float | None:
+    return float(f"{v:.4g}") if v is not None and math.isfinite(v) else None
