@@ -106,4 +106,4 @@ def main(argv: list[str] | None = None) -> int:
 def failed_targets(text: str) -> int:
     """Targets bench.md marks failed: ``FAIL`` cells of the target tables, ``**FAIL**``
     verdicts and ``**FAIL: ...`` checks."""
-    return len(re.findall(r"\| FAIL (?=\|)|\*\*FAIL", text))
+    return len(re.findall(r"\|\s*FAIL\s*(?=\|)|\*\*FAIL", text))
