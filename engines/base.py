@@ -210,6 +210,8 @@ class Engine:
             return f"unknown mode {mode!r}"
         if mode not in self.modes:
             return f"{self.label} does not support mode {mode!r}"
+        if model.structure.unsupported:
+            return f"{self.label}: {model.structure.unsupported}"
         missing = model.kinds() - self.constraint_kinds
         if missing:
             names = ", ".join(sorted(k.__name__ for k in missing))

@@ -14,6 +14,9 @@ class Puzzle(ABC):
 
     name: str = ""
     source: str = ""
+    # The group the summary puts a whole-file puzzle in, instead of its file
+    # (an XCSP3 instance's family); "" keeps the file or spec.
+    family: str = ""
 
     @abstractmethod
     def to_model(self, formulation: str | None = None) -> Model:
@@ -51,6 +54,10 @@ class Puzzle(ABC):
         text = (self.format_answer(answer, fmt) if fmt in self.formats
                 else self.format_answer(answer))
         return text if text.endswith("\n") else text + "\n"
+
+    def load_note(self) -> str | None:
+        """One line on what loading cost (parse and translation times), if notable."""
+        return None
 
     def warmup_twin(self) -> "Puzzle | None":
         """A puzzle of the same shape (same model structure) that solves at once.

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import coloring, cryptarithm, killer, latin, queens
+from . import coloring, cryptarithm, killer, latin, queens, xcsp3
 from .specs import Kind, load_registered, looks_like_spec, registered
 from .sudoku import Sudoku
 
 BUILTIN = tuple(m.__name__.rsplit(".", 1)[1]
-                for m in (queens, latin, killer, coloring, cryptarithm))
+                for m in (queens, latin, killer, coloring, cryptarithm, xcsp3))
 
 
 @dataclass(frozen=True)

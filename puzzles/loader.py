@@ -1,7 +1,9 @@
 """Puzzles from a file, stdin or a spec, each with an id the reports can cite.
 
 A file is either one grid (``boj2239`` / ``boj2580``) or one puzzle per line
-(``line``). In a multi-puzzle file a bad line becomes an ``Entry`` with an
+(``line``), unless its extension names its kind (``.xml``, ``.xml.lzma``:
+XCSP3). A folder stands for the files in it whose extension names their kind
+(``puzzle_paths``). In a multi-puzzle file a bad line becomes an ``Entry`` with an
 error, so one typo does not cost the rest of the file. Line files are parsed
 on a fast path (one ``bytes.translate`` per line) because the harness samples
 from dataset files of 50,000 lines.
@@ -9,6 +11,7 @@ from dataset files of 50,000 lines.
 from __future__ import annotations
 
 import gc
+import os
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -29,8 +32,10 @@ from .formats import (
 from .kinds import is_spec, load_spec
 from .reading import STDIN, read_text
 from .sudoku import Sudoku
+from .xcsp3 import EXTENSIONS as XCSP3_EXTENSIONS
+from .xcsp3 import load_file as load_xcsp3
 
-__all__ = ["STDIN", "Entry", "load_puzzles", "parse_text", "read_text"]
+__all__ = ["STDIN", "Entry", "load_puzzles", "parse_text", "puzzle_paths", "read_text"]
 
 
 @dataclass
@@ -40,10 +45,13 @@ class Entry:
     line: int
     puzzle: Puzzle | None
     error: PuzzleInputError | None
+    name: str = ""       # the id of a whole-file puzzle (an XCSP3 instance's name)
 
     @property
     def id(self) -> str:
         """``stem:line``; a spec (line 0) is its own id."""
+        if self.name:
+            return self.name
         if self.line == 0:
             return self.source
         return f"{source_stem(self.source)}:{self.line}"
@@ -53,8 +61,28 @@ def load_puzzles(arg: str, fmt: str = "auto") -> list[Entry]:
     """Every puzzle named by ``arg``: a path, ``-`` for stdin, or a puzzle spec."""
     if is_spec(arg):
         return [Entry(arg, 0, load_spec(arg), None)]
+    if arg.endswith(XCSP3_EXTENSIONS) and not os.path.isdir(arg):
+        puzzle = load_xcsp3(arg)
+        return [Entry(arg, 0, puzzle, None, puzzle.name)]
     source = STDIN if arg == "-" else arg
     return parse_text(read_text(arg), source, fmt)
+
+
+def puzzle_paths(arg: str) -> list[str]:
+    """``arg`` itself, or for a folder the files in it whose extension names their
+    kind (XCSP3's ``.xml``, ``.xml.lzma``), in name order."""
+    if not os.path.isdir(arg):
+        return [arg]
+    try:
+        names = sorted(os.listdir(arg))
+    except OSError as exc:
+        raise PuzzleInputError(arg, None, f"cannot list the folder: {exc.strerror}") from None
+    paths = [os.path.join(arg, n) for n in names
+             if n.endswith(XCSP3_EXTENSIONS) and os.path.isfile(os.path.join(arg, n))]
+    if not paths:
+        raise PuzzleInputError(arg, None, "a folder with no puzzle file (a folder is read "
+                                          f"for {', '.join(XCSP3_EXTENSIONS)} files)")
+    return paths
 
 
 def parse_text(text: str, source: str, fmt: str = "auto") -> list[Entry]:

@@ -61,11 +61,18 @@ class ModelError(ValueError):
 
 @dataclass(frozen=True, eq=False)
 class Structure:
-    """What all models of one shape share; engines cache on ``key``."""
+    """What all models of one shape share; engines cache on ``key``.
+
+    ``unsupported`` names the part of a problem that has no exact form in
+    these constraint kinds (an input format's constraint that cannot be
+    translated); every engine then answers n/a with that reason instead of
+    solving a different problem.
+    """
     key: str
     variables: tuple[str, ...]
     domains: tuple[tuple[int, ...], ...]
     constraints: tuple[Constraint, ...]
+    unsupported: str = ""
 
     def __post_init__(self):
         if len(self.variables) != len(self.domains):

@@ -82,3 +82,23 @@ def screenshot(report: Path, out: Path, width: int = 1280, height: int = 800,
         visit.page.wait_for_timeout(300)
         visit.page.screenshot(path=str(out))
     return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python tests/browser.py REPORT_DIR OUT.png [WIDTH HEIGHT]``: the docs' screenshot."""
+    import sys
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) not in (2, 4):
+        print(main.__doc__, file=sys.stderr)
+        return 2
+    reason = why_not()
+    if reason:
+        print(f"error: {reason}", file=sys.stderr)
+        return 2
+    size = (int(args[2]), int(args[3])) if len(args) == 4 else (1280, 800)
+    print(screenshot(Path(args[0]) / "report.html", Path(args[1]), *size))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -31,7 +31,7 @@ from compare.harness.tasks import PuzzleRecord, build_tasks, sample_per_origin
 from engines.backtracking import numba_kernel
 from puzzles.base import Puzzle
 from puzzles.default_set import default_puzzle_files
-from puzzles.loader import load_puzzles
+from puzzles.loader import load_puzzles, puzzle_paths
 
 # The choices of the settings that have a fixed few, as the command line offers them.
 CHOICES = {"mode": tuple(engines.MODES), "format": ("auto", "boj2239", "boj2580", "line")}
@@ -439,10 +439,13 @@ def _records(settings: dict, objects: dict) -> tuple[list[PuzzleRecord], list[st
     """
     good, skipped, seen, inputs = [], [], {}, {}
     names = settings["puzzles"] or ([] if objects else default_puzzle_files())
-    for arg in dict.fromkeys(names):
+    for arg in dict.fromkeys(p for name in names for p in puzzle_paths(name)):
         fingerprint = hashlib.sha256()
         for entry in load_puzzles(arg, settings["format"] or "auto"):
             fingerprint.update(f"{entry.id}\0{entry.line}\0".encode())
+            note = entry.puzzle.load_note() if entry.puzzle is not None else None
+            if note:
+                print(f"loaded: {note}", file=sys.stderr)
             if entry.error is None:
                 fingerprint.update(puzzle_digest(entry.puzzle).encode() + b"\n")
                 good.append((arg, (entry.id, entry.puzzle, entry.line)))
@@ -456,7 +459,7 @@ def _records(settings: dict, objects: dict) -> tuple[list[PuzzleRecord], list[st
     records = []
     for arg, (eid, puzzle, line) in sample_per_origin(good, settings["sample"], settings["seed"]):
         pid = _unique_id(eid, arg, seen)
-        source = puzzle.source or pid if line else arg
+        source = (puzzle.source or pid) if line else (puzzle.family or arg)
         records.append(PuzzleRecord(pid, puzzle, source, arg, line))
     if not records:
         raise SettingsError("no valid puzzle to run")

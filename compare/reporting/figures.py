@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.colors import to_hex
 
-from compare.reporting import plots
+from compare.reporting import plots, summary
 from compare.reporting.summary import duration
 
 CURVE_POINTS = 600
@@ -32,6 +32,9 @@ OUTLIERS = 1000            # outliers drawn one by one in an aggregated panel
 CELLS = 60                 # log-spaced cells per axis in an aggregated panel
 DASH = {"-": "solid", "--": "dash", ":": "dot", "-.": "dashdot"}
 FONT = {"size": 12}
+# The columns the plots read: a filter over the others' 100,000 rows costs seconds.
+USED = ["puzzle_id", "source", "size", "formulation", "engine", "mode", "status", "solved",
+        "attempted", "total_s", "timeout"]
 
 
 def _style(style: dict) -> dict:
@@ -66,9 +69,9 @@ def _layout(title: str, xtitle: str, ytitle: str, xlog: bool = True,
 
 def cactus(tasks: pd.DataFrame, engines: list[str] | None = None) -> dict | None:
     """Instances solved within a time, one step curve per engine and formulation."""
-    solved = tasks[tasks["solved"]]
-    if solved.empty:
+    if not tasks["solved"].any():
         return None
+    tasks = tasks[USED]
     limit = float(tasks["timeout"].max())
     data, total, thinned = [], 0, False
     for (engine, form), style in plots.series_styles(tasks, engines).items():
@@ -100,6 +103,7 @@ def _guide(xs, ys, name: str, colour: str, dash: str, legend: bool = True) -> di
 
 def profile(tasks: pd.DataFrame, shift_s: float, engines: list[str] | None = None) -> dict | None:
     """The Dolan-More profile: the share of puzzles within a factor tau of the fastest."""
+    tasks = tasks[USED]
     ratios = plots.profile_ratios(tasks, shift_s, engines)
     if len(ratios) < 2 or not len(next(iter(ratios.values()))):
         return None
@@ -128,46 +132,49 @@ def profile(tasks: pd.DataFrame, shift_s: float, engines: list[str] | None = Non
 
 def scatters(tasks: pd.DataFrame, baseline: str | None,
              engines: list[str] | None = None) -> dict[str, dict]:
-    """One panel per engine: each puzzle's time against the baseline's (log-log),
-    coloured by source (or size), unsolved tasks as crosses at the time limit."""
+    """One panel per engine (and formulation) with puzzles in common with the baseline
+    in its reference formulation, as the PNG: each puzzle's time against the
+    baseline's (log-log), coloured by source (or size), unsolved ones as crosses."""
     if baseline is None:
         return {}
+    tasks = tasks[USED]
     limit = float(tasks["timeout"].max())
     timed = tasks.assign(t=tasks["total_s"].clip(lower=plots.FLOOR_S).where(tasks["solved"],
                                                                              limit))
     timed = timed[timed["attempted"]]
-    base = timed[timed["engine"] == baseline]
-    others = [e for e in dict.fromkeys([*(engines or []), *timed["engine"]])
-              if e != baseline and e in set(timed["engine"])]
-    if base.empty or not others:
+    reference = summary.reference_formulation(tasks, baseline)
+    base = timed[(timed["engine"] == baseline) & (timed["formulation"] == reference)]
+    if base.empty:
         return {}
     by = plots._categories(timed)
     colour = {} if by is None else {v: to_hex(plots.COLOURS[i % len(plots.COLOURS)])
                                     for i, v in enumerate(by[1])}
-    several = timed["formulation"].nunique() > 1
+    shown = summary.baseline_label(tasks, baseline)
     panels = {}
-    for k, engine in enumerate(others):
-        pair = timed[timed["engine"] == engine].merge(
-            base, on=["puzzle_id", "formulation", "mode"], suffixes=("", "_b"))
-        if pair.empty:
+    for k, ((engine, form), style) in enumerate(plots.series_styles(timed, engines).items()):
+        if (engine, form) == (baseline, reference):
             continue
-        panels[f"scatter-{k}"] = _scatter_panel(pair, engine, baseline, limit, by, colour,
-                                                several)
+        mine = timed[(timed["engine"] == engine) & (timed["formulation"] == form)]
+        pair = mine.merge(base, on=["puzzle_id", "mode"], suffixes=("", "_b"))
+        if len(pair):
+            panels[f"scatter-{k}"] = _scatter_panel(pair, style["label"], shown, limit, by,
+                                                    colour)
     return panels
 
 
 def _scatter_panel(pair: pd.DataFrame, engine: str, baseline: str, limit: float, by,
-                   colour: dict, several: bool) -> dict:
-    low = max(plots.FLOOR_S, min(pair["t"].min(), pair["t_b"].min()) / 2)
-    high = limit * 1.5
+                   colour: dict) -> dict:
+    low, high = plots.fitted_range(pair, limit)
     both = (pair["solved"] & pair["solved_b"]).to_numpy()
     far = (np.abs(np.log10(pair["t"].to_numpy() / pair["t_b"].to_numpy())) > 1)
     aggregated = len(pair) > SCATTER_POINTS
     data = [_guide([low, high], [low, high], "same time", "grey", "dash"),
             _guide([low, high / 10], [low * 10, high], "x10 slower / faster", "grey", "dot"),
-            _guide([low * 10, high], [low, high / 10], "", "grey", "dot", legend=False),
-            _guide([limit, limit], [low, high], f"time limit {limit:g} s", "#d62728", "solid"),
-            _guide([low, high], [limit, limit], "", "#d62728", "solid", legend=False)]
+            _guide([low * 10, high], [low, high / 10], "", "grey", "dot", legend=False)]
+    if limit <= high:                      # the limit, where some task reached it
+        data += [_guide([limit, limit], [low, high], f"time limit {limit:g} s", "#d62728",
+                        "solid"),
+                 _guide([low, high], [limit, limit], "", "#d62728", "solid", legend=False)]
     if aggregated:
         data.append(_cells(pair[both & ~far]))
         shown = pair[~both | far]
@@ -190,7 +197,7 @@ def _scatter_panel(pair: pd.DataFrame, engine: str, baseline: str, limit: float,
             data.append({"type": "scatter", "mode": "markers",
                          "name": name if solved_both else f"{name}: unsolved",
                          "legendgroup": name, "x": _sig(rows["t_b"]), "y": _sig(rows["t"]),
-                         "text": _hover(rows, engine, baseline, several),
+                         "text": _hover(rows, engine, baseline),
                          "hovertemplate": "%{text}<extra></extra>",
                          "marker": {"color": c, "symbol": marker,
                                     "size": 6 if solved_both else 8,
@@ -204,11 +211,10 @@ def _scatter_panel(pair: pd.DataFrame, engine: str, baseline: str, limit: float,
             "aggregated": aggregated, "colours": colour, "by": by[0] if by else None}
 
 
-def _hover(rows: pd.DataFrame, engine: str, baseline: str, several: bool) -> list[str]:
+def _hover(rows: pd.DataFrame, engine: str, baseline: str) -> list[str]:
     def status(solved, word, seconds):
         return duration(seconds) if solved else f"{word} (shown at the limit)"
-    names = (rows["puzzle_id"] + (" [" + rows["formulation"] + "]" if several else "")
-             + " (" + rows["source"].astype(str) + ")")
+    names = rows["puzzle_id"] + " (" + rows["source"].astype(str) + ")"
     return [f"<b>{name}</b><br>{engine}: {status(s, w, t)}<br>{baseline}: {status(sb, wb, tb)}"
             for name, s, w, t, sb, wb, tb in zip(
                 names, rows["solved"], rows["status"], rows["t"], rows["solved_b"],

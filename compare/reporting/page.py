@@ -177,10 +177,10 @@ def _filter_bar(page: PageInputs) -> str:
     tasks = page.tasks
     if tasks.empty:
         return ""
-    engines = [e for e in dict.fromkeys([*page.engines, *tasks["engine"]])
-               if e in set(tasks["engine"])]
-    present = set(_task_status(tasks))
-    return filter_bar(engines, list(dict.fromkeys(tasks["source"].dropna())),
+    ran = list(tasks["engine"].unique())
+    engines = [e for e in dict.fromkeys([*page.engines, *ran]) if e in ran]
+    present = set(_task_status(tasks).unique())
+    return filter_bar(engines, list(tasks["source"].dropna().unique()),
                       [s for s in STATUS_ORDER if s in present])
 
 
@@ -206,7 +206,8 @@ def table_html(table: pd.DataFrame, table_id: str, shown: pd.DataFrame | None = 
     """A sortable table: ``shown`` is what is read, ``table`` the raw values sorted on."""
     shown = summary.formatted(table) if shown is None else shown
     head = "".join(f'<th scope="col">{esc(c)}</th>' for c in shown.columns)
-    raw = [table[_raw_column(c)] if _raw_column(c) in table else None for c in shown.columns]
+    raw = [table[_raw_column(c)].tolist() if _raw_column(c) in table else None
+           for c in shown.columns]
     body = []
     for i, row in enumerate(shown.itertuples(index=False)):
         attrs = "".join(f' data-{k}="{esc(v)}"' for k, v in (rows_data[i] if rows_data
@@ -217,7 +218,7 @@ def table_html(table: pd.DataFrame, table_id: str, shown: pd.DataFrame | None = 
         for j, value in enumerate(row):
             sort = ""
             if raw[j] is not None:
-                v = raw[j].iloc[i]
+                v = raw[j][i]
                 if isinstance(v, (int, float)) and not isinstance(v, bool):
                     sort = f' data-v="{v!r}"' if pd.notna(v) else ' data-v=""'
             text = "" if not isinstance(value, str) and pd.isna(value) else value

@@ -66,9 +66,9 @@ def _finish(fig, ax, path: Path, xlabel: str, ylabel: str, title: str) -> Path:
 
 def series_styles(tasks: pd.DataFrame, engines: list[str] | None = None) -> dict:
     """(engine, formulation) -> label, colour and line style, stable across plots."""
-    order = list(dict.fromkeys([*(engines or []), *tasks["engine"]]))
-    order = [e for e in order if e != VIRTUAL_BEST and e in set(tasks["engine"])]
-    forms = list(dict.fromkeys(tasks["formulation"]))
+    ran = list(tasks["engine"].unique())       # unique(): iterating 100,000 rows costs seconds
+    order = [e for e in dict.fromkeys([*(engines or []), *ran]) if e != VIRTUAL_BEST and e in ran]
+    forms = list(tasks["formulation"].unique())
     styles = {}
     for i, engine in enumerate(order):
         for j, form in enumerate(forms):
@@ -109,7 +109,7 @@ def cactus(tasks: pd.DataFrame, path: Path, engines: list[str] | None = None) ->
 def _categories(tasks: pd.DataFrame) -> tuple[str, list] | None:
     """What the scatter colours by: source when there are several, else size."""
     for column in ("source", "size"):
-        values = list(dict.fromkeys(tasks[column].dropna()))
+        values = list(tasks[column].dropna().unique())
         if len(values) > 1:
             return column, values
     return None
@@ -206,11 +206,12 @@ def profile_ratios(tasks: pd.DataFrame, shift_s: float,
     factor of two here either.
     """
     styles = series_styles(tasks, engines)
-    t = tasks.assign(t=tasks["total_s"].where(tasks["solved"], np.inf),
-                     series=list(zip(tasks["engine"], tasks["formulation"])))
+    t = tasks.assign(t=tasks["total_s"].where(tasks["solved"], np.inf))
     wide = t[t["engine"] != VIRTUAL_BEST].pivot_table(
-        index=["puzzle_id", "mode"], columns="series", values="t", aggfunc="first")
-    wide = wide.reindex(columns=[s for s in styles if s in wide.columns]).fillna(np.inf)
+        index=["puzzle_id", "mode"], columns=["engine", "formulation"], values="t",
+        aggfunc="first")
+    wide = wide.reindex(columns=pd.MultiIndex.from_tuples(
+        [s for s in styles if s in wide.columns])).fillna(np.inf)
     best = wide.min(axis=1)
     wide = wide[np.isfinite(best)]
     ratios = (wide.to_numpy() + shift_s) / (best[np.isfinite(best)].to_numpy()[:, None] + shift_s)

@@ -173,8 +173,8 @@ def reference_formulation(tasks: pd.DataFrame, baseline: str | None = None) -> s
     engine ran (the first listed in ``--formulations``, as tasks are made in that order)."""
     mine = tasks.loc[tasks["engine"] == baseline, "formulation"] if baseline else tasks[
         "formulation"]
-    forms = list(dict.fromkeys(mine if len(mine) else tasks["formulation"]))
-    return forms[0] if forms else None
+    forms = (mine if len(mine) else tasks["formulation"]).unique()   # in order of appearance
+    return forms[0] if len(forms) else None
 
 
 def baseline_label(tasks: pd.DataFrame, baseline: str | None) -> str:

@@ -1,0 +1,83 @@
+"""XCSP3 loading time: this project's parse + translation against CPMpy's own loader.
+
+    python benchmarks/xcsp3_loading.py                       # the slowest files of the set
+    python benchmarks/xcsp3_loading.py --all                 # every file of the set
+    python benchmarks/xcsp3_loading.py path/to/a.xml.lzma ...
+
+Each load runs in a fresh process (pycsp3 keeps global state between
+parses), timed inside it after the imports: ``load_file`` (read, pycsp3's
+parse, recording, translation into the model) and ``cpmpy.tools.xcsp3.
+load_xcsp3`` (read, the same pycsp3 parse, CPMpy's model). The two loads of a
+file run back to back, so their ratio is measured under the same load of the
+machine. Prints a Markdown table; the ratio is ours / CPMpy's.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from compare.benchmark import DATASETS  # noqa: E402
+
+FOLDER = DATASETS / "xcsp3_2024_csp"
+# the files that take longest to load (parse time, measured once over the whole set)
+SLOWEST = ("Takuzu-150_c24", "SocialGolfers-08-08-09_c24", "WordSquare-hak-11-ogd2008_c24",
+           "AverageAvoiding-60_c24")
+
+OURS = """
+import json, sys, time
+from puzzles.xcsp3 import load_file
+start = time.perf_counter()
+puzzle = load_file(sys.argv[1])
+print(json.dumps({"total": time.perf_counter() - start, "parse": puzzle.parse_s,
+                  "translate": puzzle.translate_s,
+                  "na": puzzle.to_model().structure.unsupported}))
+"""
+THEIRS = """
+import json, lzma, sys, time
+from cpmpy.tools.xcsp3 import load_xcsp3
+start = time.perf_counter()
+load_xcsp3(sys.argv[1], open=(lambda p: lzma.open(p, "rt")) if sys.argv[1].endswith(".lzma")
+           else open)
+print(json.dumps({"total": time.perf_counter() - start}))
+"""
+
+
+def timed(code: str, path: Path) -> dict:
+    proc = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
+                          text=True, cwd=Path(__file__).resolve().parents[1])
+    if proc.returncode:
+        return {"total": float("nan"), "error": proc.stderr.strip().splitlines()[-1:]}
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("files", nargs="*", type=Path)
+    parser.add_argument("--all", action="store_true", help="every file of the set")
+    args = parser.parse_args(argv)
+    files = args.files or (sorted(FOLDER.glob("*.xml.lzma")) if args.all
+                           else [FOLDER / f"{name}.xml.lzma" for name in SLOWEST])
+    missing = [f for f in files if not f.is_file()]
+    if missing:
+        print(f"error: no such file {missing[0]}", file=sys.stderr)
+        return 2
+    print("| instance | parse s | translate s | ours s | CPMpy s | ours / CPMpy |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for path in files:
+        ours, theirs = timed(OURS, path), timed(THEIRS, path)
+        ratio = ours["total"] / theirs["total"] if theirs["total"] else float("nan")
+        name = path.name.removesuffix(".lzma").removesuffix(".xml")
+        note = " (n/a)" if ours.get("na") else ""
+        print(f"| {name}{note} | {ours.get('parse', float('nan')):.2f} | "
+              f"{ours.get('translate', float('nan')):.2f} | {ours['total']:.2f} | "
+              f"{theirs['total']:.2f} | {ratio:.2f} |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
