@@ -29,6 +29,7 @@ MAX_AUX_VALUES = 100_000      # values an auxiliary variable's domain may hold
 MAX_EXPANDED = 10_000         # rows a starred table may expand to; past it, an automaton
 MAX_STARRED_ROWS = 1_000      # starred rows a table may have to be read as an automaton
 MAX_AUX_VARIABLES = 250_000   # auxiliary variables one instance may add
+SPLIT_ROWS = 256              # a disjunction over more combinations is split per comparison
 SMALL_TABLE = 1_000           # a comparison over more combinations is reified by inequalities
 
 _FLIP = {"lt": "gt", "le": "ge", "ge": "le", "gt": "lt", "eq": "eq", "ne": "ne"}
@@ -261,6 +262,19 @@ class _Builder:
                 self.predicate(child)
             return
         scope = _scope(tree)
+        if op == "or" and _rows(self, scope) > SPLIT_ROWS and all(
+                not isinstance(c, int) and c[0] in _FLIP for c in tree[1:]):
+            # a disjunction of comparisons: one shared 0/1 variable per comparison
+            # (cached, so a comparison met again costs nothing), at least one true
+            flags: dict[int, int] = {}
+            const = 0
+            for child in tree[1:]:
+                found, k = _linear(self.expression(child))
+                const += k
+                for v, a in found.items():
+                    flags[v] = flags.get(v, 0) + a
+            self.linear(flags, const, "ge", 1)
+            return
         if _rows(self, scope) <= MAX_ROWS:
             cols, value, ok = _evaluate_all(self, tree, scope)
             keep = ok & (value != 0)

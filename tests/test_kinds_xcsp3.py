@@ -66,6 +66,8 @@ CASES = {
     "intension-logic": ("<intension> or(eq(x[0],1),and(lt(x[1],x[2]),ne(x[3],0))) "
                         "</intension>",
                         lambda x: x[0] == 1 or (x[1] < x[2] and x[3] != 0)),
+    "intension-disjunction": ("<intension> or(ne(x[0],x[1]),lt(x[2],sub(x[3],1))) </intension>",
+                              lambda x: x[0] != x[1] or x[2] < x[3] - 1),
     "intension-arith": ("<intension> eq(mod(mul(x[0],x[1]),3),if(gt(x[2],1),x[3],0)) "
                         "</intension>",
                         lambda x: (x[0] * x[1]) % 3 == (x[3] if x[2] > 1 else 0)),
@@ -369,6 +371,7 @@ def test_competition_instances_are_solved_and_judged(tmp_path):
     ("conflicts", "MAX_EXPANDED", 0),
     ("sum-expressions", "SMALL_TABLE", 0),       # comparisons reified by inequalities
     ("intension-logic", "SMALL_TABLE", 0),
+    ("intension-disjunction", "SPLIT_ROWS", 0),  # one shared flag per comparison
     ("intension-arith", "MAX_ROWS", 16),         # sub-expressions as auxiliary variables
     ("intension-nonlinear", "MAX_ROWS", 16),
     ("element", "MAX_ROWS", 16),
