@@ -225,14 +225,18 @@ class _Builder:
             term = self.linear_var(*found)
         elif compared is not None and _rows(self, _scope(tree)) > SMALL_TABLE:
             term = ("var", self.reified(*compared))
+        elif tree[0] == "dist":           # |a - b|: the difference is linear, its size small
+            term = self.expression(("abs", ("sub", tree[1], tree[2])))
         else:
             scope = _scope(tree)
-            if _rows(self, scope) > MAX_ROWS:
+            simpler = tree
+            if _rows(self, scope) > min(SMALL_TABLE, MAX_ROWS):
                 simpler = (tree[0], *(self.expression(c) for c in tree[1:]))
-                if simpler == tree:
-                    raise Untranslatable(f"intension {_show(tree)}: {_rows(self, scope):,} "
-                                         f"combinations, more than {MAX_ROWS:,}")
+            if simpler != tree:
                 term = self.expression(simpler)
+            elif _rows(self, scope) > MAX_ROWS:
+                raise Untranslatable(f"intension {_show(tree)}: {_rows(self, scope):,} "
+                                     f"combinations, more than {MAX_ROWS:,}")
             else:
                 cols, value, ok = _evaluate_all(self, tree, scope)
                 x = self.aux(tree[0], value[ok])
@@ -275,16 +279,18 @@ class _Builder:
                     flags[v] = flags.get(v, 0) + a
             self.linear(flags, const, "ge", 1)
             return
-        if _rows(self, scope) <= MAX_ROWS:
-            cols, value, ok = _evaluate_all(self, tree, scope)
-            keep = ok & (value != 0)
-            self.table([("var", v) for v in scope], np.column_stack(cols)[keep])
+        simpler = tree
+        if _rows(self, scope) > min(SMALL_TABLE, MAX_ROWS):
+            simpler = (op, *(self.expression(c) for c in tree[1:]))
+        if simpler != tree:
+            self.predicate(simpler)
             return
-        simpler = (op, *(self.expression(c) for c in tree[1:]))
-        if simpler == tree:
+        if _rows(self, scope) > MAX_ROWS:
             raise Untranslatable(f"intension {_show(tree)}: {_rows(self, scope):,} "
                                  f"combinations, more than {MAX_ROWS:,}")
-        self.predicate(simpler)
+        cols, value, ok = _evaluate_all(self, tree, scope)
+        keep = ok & (value != 0)
+        self.table([("var", v) for v in scope], np.column_stack(cols)[keep])
 
     # ----- the forms ------------------------------------------------------------------
     def precheck(self, con: tuple) -> None:
