@@ -3,7 +3,7 @@
 """Entry point: ``python run_compare.py --help``. The logic lives in ``compare/``."""
 import sys
 
-from compare.cli import main
+from compare.cli import run
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())

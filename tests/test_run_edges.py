@@ -164,3 +164,40 @@ def test_a_local_dask_cluster_is_capped_like_workers(tmp_path):
                "--cluster", "local:1000", "--quiet", "--out", tmp_path / "b")
     assert done.returncode == 0, done.stderr
     assert "note: --cluster local:1000 capped to 2 (2 tasks)" in done.stderr
+
+
+# ----- the API in threads -----------------------------------------------------------------
+THREADS = """
+import sys, threading
+from compare import run_comparison
+errors = []
+def one(name):
+    try:
+        c = run_comparison(["queens:5", "queens:6"], ["fake"], repeat=1, workers=1,
+                           out=f"{sys.argv[1]}/{name}", plugins="tests.fake_engines")
+        assert len(c.results) == 2, c.results
+    except BaseException as exc:
+        errors.append(f"{name}: {type(exc).__name__}: {exc}")
+def in_threads(*names):
+    threads = [threading.Thread(target=one, args=(n,)) for n in names]
+    [t.start() for t in threads]
+    [t.join() for t in threads]
+in_threads("solo")
+in_threads("pair-1", "pair-2")
+in_threads("after")
+one("main")
+print(errors)
+"""
+
+
+@pytest.mark.slow
+def test_the_api_runs_from_threads_one_after_another_and_two_at_once(tmp_path):
+    """The forkserver once died with the thread that started it, and the next run met a
+    raw EOFError or ConnectionRefusedError; it runs in a fresh process here, so that
+    the first run of all starts it from a thread."""
+    done = subprocess.run([sys.executable, "-c", THREADS, str(tmp_path)], cwd=REPO,
+                          env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0 and done.stdout.strip() == "[]", done.stdout + done.stderr
+    assert all(len(stored(tmp_path / name)) == 2
+               for name in ("solo", "pair-1", "pair-2", "after", "main"))

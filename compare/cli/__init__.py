@@ -22,7 +22,7 @@ import threading
 
 from compare.cli.common import Exit, say
 from compare.harness.plugins import PluginError, load_plugins
-from compare.harness.store import STORAGE_ERRNOS, StorageError, storage_fault
+from compare.harness.store import STORAGE_ERRNOS, StorageError, StoreError, storage_fault
 
 # name -> (module, one line for --help); each module is imported when chosen.
 COMMANDS = {
@@ -74,6 +74,9 @@ def main(argv: list[str] | None = None) -> int:
     except StorageError as err:      # any command: the disk, not the input, is at fault
         say(f"error: {err}")
         return Exit.STORAGE
+    except StoreError as err:        # a damaged or edited results file, met by any command
+        say(f"error: {err}")
+        return Exit.USAGE
     except OSError as exc:
         if exc.errno not in STORAGE_ERRNOS:
             raise
@@ -98,6 +101,28 @@ def _dispatch(argv: list[str]) -> int:
     if {"-h", "--help"} & set(argv):
         parser.parse_args(argv)          # the help, with the commands listed
     return importlib.import_module("compare.cli.run").main(argv)
+
+
+def run() -> int:
+    """The process's entry point (``run_compare.py``, ``csp-compare``): ``main``, and an
+    interrupted command ends at once.
+
+    Once the interrupted command has kept what it finished and said so, the
+    interpreter's own teardown (a garbage collection over every module
+    loaded: pandas, SciPy, numba, the solver libraries) would keep the user
+    waiting several seconds more on a busy machine, for nothing: the stores
+    are closed, the workers stopped. The streams are flushed and the process
+    ends there.
+    """
+    code = main()
+    if code == Exit.INTERRUPTED:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(code)
+    return code
 
 
 def _pipe_closed() -> int:

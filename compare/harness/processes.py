@@ -27,7 +27,7 @@ from multiprocessing import forkserver
 from multiprocessing.connection import wait
 
 import engines
-from engines.base import describe
+from engines import describe
 
 PARENT_ENV = "CSP_COMPARE_HARNESS_PID"   # set while the harness starts a process
 PR_SET_PDEATHSIG = 1
@@ -67,6 +67,10 @@ def start_forkserver(labels: list[str]) -> None:
         forkserver.ensure_running()
 
 
+_STARTING = threading.RLock()     # one process start at a time (process-wide state)
+_hiding = {"depth": 0, "saved": {}}
+
+
 @contextmanager
 def main_hidden():
     """Start a worker without re-importing the caller's script in it.
@@ -75,34 +79,56 @@ def main_hidden():
     or forkserver child. A plain script (or notebook) that calls the API with
     no ``if __name__ == "__main__"`` guard would then start a comparison in
     each worker. Workers need nothing from ``__main__``, so it is hidden while
-    they start.
+    they start. Runs in several threads share the hiding: the first hides,
+    the last puts it back.
     """
-    main = sys.modules.get("__main__")
-    saved = {k: getattr(main, k) for k in ("__file__", "__spec__") if hasattr(main, k)}
+    with _STARTING:
+        if _hiding["depth"] == 0:
+            main = sys.modules.get("__main__")
+            saved = {k: getattr(main, k) for k in ("__file__", "__spec__") if hasattr(main, k)}
+            for key in saved:
+                if key == "__spec__":
+                    main.__spec__ = None
+                else:
+                    delattr(main, key)
+            _hiding["saved"] = saved
+        _hiding["depth"] += 1
     try:
-        for key in saved:
-            if key == "__spec__":
-                main.__spec__ = None
-            else:
-                delattr(main, key)
         yield
     finally:
-        for key, value in saved.items():
-            setattr(main, key, value)
+        with _STARTING:
+            _hiding["depth"] -= 1
+            if _hiding["depth"] == 0:
+                main = sys.modules.get("__main__")
+                for key, value in _hiding.pop("saved").items():
+                    setattr(main, key, value)
+                _hiding["saved"] = {}
 
 
 @contextmanager
 def marked_as_harness():
-    """While a process starts, name this one as the harness (see ``guard_forkserver``)."""
-    before = os.environ.get(PARENT_ENV)
-    os.environ[PARENT_ENV] = str(os.getpid())
-    try:
-        yield
-    finally:
-        if before is None:
-            os.environ.pop(PARENT_ENV, None)
+    """While a process starts, name this one as the harness (see ``guard_forkserver``).
+
+    Only from the main thread: the kernel's parent-death signal follows the
+    thread that started the process, so a forkserver started from another
+    thread (the API called in a thread) would die with that thread, and the
+    next run would find it gone. Started unmarked, it still exits when this
+    process does (its pipe from here closes). Starts are one at a time, so
+    the mark is never another thread's.
+    """
+    with _STARTING:
+        before = os.environ.get(PARENT_ENV)
+        if threading.current_thread() is threading.main_thread():
+            os.environ[PARENT_ENV] = str(os.getpid())
         else:
-            os.environ[PARENT_ENV] = before
+            os.environ.pop(PARENT_ENV, None)
+        try:
+            yield
+        finally:
+            if before is None:
+                os.environ.pop(PARENT_ENV, None)
+            else:
+                os.environ[PARENT_ENV] = before
 
 
 # ----- signals are the harness's ---------------------------------------------------------
@@ -110,9 +136,9 @@ def apart_from_terminal() -> None:
     """Leave the terminal's process group, so Ctrl-C reaches the harness alone.
 
     The terminal sends SIGINT to its whole foreground group. Solver libraries
-    take it in a worker whatever the worker asked for (Exact raises "Program
-    interrupted by user", CP-SAT and Z3 stop their search and answer
-    "unknown"), and the harness would then store an error or a timeout for a
+    take it in a worker whatever the worker asked for (one raises "Program
+    interrupted by user", others stop their search and answer "unknown"),
+    and the harness would then store an error or a timeout for a
     task the user interrupted. Out of the group, a worker hears of Ctrl-C only
     through the harness, which stops it and stores nothing for its task.
     """

@@ -17,8 +17,7 @@ from compare.harness.executor import Executor
 from compare.harness.store import Store
 from compare.harness.tasks import PuzzleRecord, Task
 from compare.judge.checker import verify
-from engines import Result, Status
-from engines.base import ANSWERED
+from engines import ANSWERED, Result, Status
 
 SHOUT_AT_MOST = 10     # wrong answers shouted while running; the report lists all
 STATS_MAX_CHARS = 16_384   # engine statistics kept per task, as JSON text
@@ -64,15 +63,17 @@ def answer_string(puzzle, values, formulation: str | None = None) -> str:
 
 
 def result_row(task: Task, rec: PuzzleRecord, result: Result,
-               identity: tuple[str, str]) -> dict:
+               identity: tuple[str, str], verdicts: dict | None = None) -> dict:
     """Check one result and flatten it into a results-table row.
+
+    ``verdicts`` caches the checker's judgements for one run (see ``_verdict``).
 
     ``verified`` judges the stored status: a right answer that came after the
     time limit is stored as a timeout, which carries no verdict (the reason
     keeps what the checker said); a wrong one stays wrong however late.
     """
     puzzle = rec.puzzle
-    verified, reason = _verdict(task, puzzle, result)
+    verified, reason = _verdict(task, puzzle, result, {} if verdicts is None else verdicts)
     status = result.status
     if status in ANSWERED and result.total_s > task.timeout and verified:
         reason = f"answered in {result.total_s:.2f} s, over the time limit; {reason}"
@@ -135,26 +136,25 @@ def _refuted(engine: str) -> str:
     return f"claims unsatisfiable, but {engine} found a verified solution"
 
 
-_verdicts: dict[tuple, tuple[bool, str]] = {}
-
-
-def _verdict(task: Task, puzzle, result: Result) -> tuple[bool, str]:
+def _verdict(task: Task, puzzle, result: Result, verdicts: dict) -> tuple[bool, str]:
     """The checker's judgement, once per distinct answer to a puzzle.
 
     Engines that agree return the same solutions; the checker is a pure
     function of puzzle, formulation and answer, so the same answer is judged
     once and the judgement reused (with four engines, three checks in four).
+    The cache belongs to one run: it is keyed by puzzle id, which names one
+    puzzle only within a run, and two runs may go on at once in one process.
     """
     key = (task.puzzle_id, task.formulation, task.mode, task.limit, str(result.status),
            result.count, tuple(map(tuple, result.solutions)))
-    found = _verdicts.get(key)
+    found = verdicts.get(key)
     if found is None:
         try:
             model = puzzle.to_model(task.formulation)
             found = verify(puzzle, model, result, task.formulation, task.limit)
         except Exception as exc:     # an answer the checker cannot even read is not verified
             found = (False, f"checker could not judge it: {type(exc).__name__}: {exc}")
-        _verdicts[key] = found
+        verdicts[key] = found
     return found
 
 
@@ -188,7 +188,7 @@ def execute(tasks: list[Task], records: dict[str, PuzzleRecord], executor: Execu
     run that wall-clock throughput is measured over: workers warm, tasks
     flowing, every answer checked here as it comes.
     """
-    _verdicts.clear()        # keyed by puzzle id, which only names one puzzle within a run
+    verdicts: dict = {}
     bar = _progress(len(tasks), progress)
     started = time.perf_counter() if started is None else started
     cpu, first, last, wrong, task_s, stored = time.process_time(), None, None, 0, 0.0, 0
@@ -198,7 +198,8 @@ def execute(tasks: list[Task], records: dict[str, PuzzleRecord], executor: Execu
         for task, result in executor.run(tasks, puzzles):
             last = time.perf_counter() - started
             first = first or last
-            row = result_row(task, records[task.puzzle_id], result, identities[task.engine])
+            row = result_row(task, records[task.puzzle_id], result, identities[task.engine],
+                             verdicts)
             refuted = refutations.judge(row)
             store.add(row)
             stored += 1
