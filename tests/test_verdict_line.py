@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+from collections import deque
 from pathlib import Path
 
 import pandas as pd
@@ -12,7 +13,13 @@ import pytest
 
 from compare.cli.common import FAIL_ON
 from compare.cli.report import main as report_main
-from compare.harness.executor import KILLED_WARMING_UP, WARMUP_LIMIT_S, LocalExecutor, _Worker
+from compare.harness.executor import (
+    KILLED_WARMING_UP,
+    WARMUP_LIMIT_S,
+    WARMUP_RETRIES,
+    LocalExecutor,
+    _Worker,
+)
 from compare.harness.tasks import Task
 from compare.reporting import summary
 from compare.reporting.headline import Verdict, verdict_of
@@ -84,15 +91,58 @@ def test_tasks_left_out_of_the_tables_and_warm_up_cost_are_in_the_line():
     assert "1 planned result(s) missing" in verdict.line()
     assert "2 task(s) not compared" in verdict.line()
     assert verdict.line().endswith("warm-up 1.75 s untimed")
+    runs[0]["warmup"]["killed"] = [{"engine": "a", "shape": "x", "seconds": 60.0}]
+    line = verdict_of(timeouts_frame(), runs=runs).line()
+    assert line.endswith("warm-up 61.8 s untimed (1 shape warm-up(s) killed at their limit, "
+                         "the task run again with twice the limit)")
+
+
+class _Closable:
+    exitcode = -9
+
+    def close(self):
+        pass
+
+    def kill(self):
+        pass
+
+    def join(self, timeout=None):
+        pass
+
+
+def _executor_and_worker():
+    executor = LocalExecutor.__new__(LocalExecutor)
+    executor.shape_kills, executor.warmup_kills, executor.gave_up = {}, [], None
+    executor.memory_limit, executor.guesses = None, {}
+    worker = _Worker(proc=_Closable(), conn=_Closable(), tokens=(_Closable(), _Closable()),
+                     lifeline=_Closable(), warming=None)
+    worker.inflight.append(Task(0, "p", "alldiff", "fake", "first", 2, 1.0, 0))
+    executor.pool = [worker]
+    return executor, worker
 
 
 def test_a_shape_warming_up_has_the_warm_up_limit_not_the_task_limit():
-    executor = LocalExecutor.__new__(LocalExecutor)
-    worker = _Worker(proc=None, conn=None, tokens=(), lifeline=None, warming=None)
-    worker.inflight.append(Task(0, "p", "alldiff", "fake", "first", 2, 1.0, 0))
+    executor, worker = _executor_and_worker()
     assert executor._limit_of(worker) < 3
-    worker.shaping = True
+    worker.shaping, worker.shape = True, "sudoku-16/alldiff"
     assert executor._limit_of(worker) == WARMUP_LIMIT_S
+
+
+def test_a_task_whose_warm_up_was_killed_runs_again_with_twice_the_limit():
+    for kills in range(WARMUP_RETRIES + 1):
+        executor, worker = _executor_and_worker()
+        executor.shape_kills = {("fake", "sudoku-16/alldiff"): kills}
+        worker.shaping, worker.shape = True, "sudoku-16/alldiff"
+        assert executor._limit_of(worker) == WARMUP_LIMIT_S * 2 ** kills
+        pending = deque()
+        lost = list(executor._replace(worker, pending, "timeout"))
+        if kills < WARMUP_RETRIES:          # the task never started: it runs again
+            assert lost == [] and [t.puzzle_id for t in pending] == ["p"]
+            assert executor.shape_kills == {("fake", "sudoku-16/alldiff"): kills + 1}
+        else:                               # a shape that never warms up: a timeout, said why
+            (task, result), = lost
+            assert result.status == "timeout" and KILLED_WARMING_UP in result.message
+            assert not pending
 
 
 @pytest.mark.slow

@@ -22,7 +22,7 @@ import threading
 
 from compare.cli.common import Exit, say
 from compare.harness.plugins import PluginError, load_plugins
-from compare.harness.store import STORAGE_ERRNOS, StorageError, storage_fault
+from compare.harness.store import STORAGE_ERRNOS, StorageError, StoreError, storage_fault
 
 # name -> (module, one line for --help); each module is imported when chosen.
 COMMANDS = {
@@ -74,6 +74,9 @@ def main(argv: list[str] | None = None) -> int:
     except StorageError as err:      # any command: the disk, not the input, is at fault
         say(f"error: {err}")
         return Exit.STORAGE
+    except StoreError as err:        # a damaged or edited results file, met by any command
+        say(f"error: {err}")
+        return Exit.USAGE
     except OSError as exc:
         if exc.errno not in STORAGE_ERRNOS:
             raise

@@ -61,10 +61,11 @@ START_LIMIT_S = 30.0      # a worker must import its plugins and build its engin
 START_LIMIT_ENV = "COMPARE_START_LIMIT"     # seconds, to change START_LIMIT_S
                           # (and a new shape gets as long: compiling it is no part of a task)
 KILLED_WARMING_UP = "while its shape was warming up"   # in the message of such a kill
+WARMUP_RETRIES = 3        # a shape's warm-up killed this often: its task is a timeout
 SHORT_TASK_S = 0.05       # tasks expected to take less than this travel in chunks
 CHUNK_S = 0.05            # about this much expected work per chunk of short tasks
-MAX_CHUNK = 1024          # at 64, chunks of microsecond solves held ~2 ms of work and the
-                          # harness ran 2,900 results/s on 1 worker; at 1024, 6,000/s
+MAX_CHUNK = 1024          # enough microsecond solves to fill a chunk's CHUNK_S, so a
+                          # worker does not wait for the parent between short chunks
 TAKE_BACK_AFTER_S = 0.02  # a task running longer may lose the tasks queued behind it
 MAX_FAILED_STARTS = 3     # workers in a row that die before they are ready
 POLL_S = 0.01             # with tasks queued in workers the parent looks this often
@@ -97,11 +98,16 @@ def grace_for(timeout: float) -> float:
 class Executor(ABC):
     """Where tasks run. The plan calls, in order: ``bind`` (the run's settings),
     ``start`` (workers warm up while the store is read), ``fit`` (how many tasks
-    are left), then ``run``, ``facts``, ``close``, and reads ``workers`` and
-    ``gave_up``. Every hook but ``run`` has a default that does nothing."""
+    are left), then ``run``, ``facts``, ``close``; it reads and sets
+    ``local_workers`` and reads ``workers`` and ``gave_up``. Every hook but
+    ``run`` has a default that does nothing."""
 
     workers: int | None = None   # tasks that can run at once; None until known
     gave_up: str | None = None   # why no worker could start, once the executor gave up
+    # worker processes of a cluster the executor starts on this machine for the run
+    # (None: it starts none, or the number is not its own); the plan caps it as it
+    # caps --workers, by the tasks and the memory available
+    local_workers: int | None = None
 
     @abstractmethod
     def run(self, tasks: Iterable[Task], puzzles: dict) -> Iterator[tuple[Task, Result]]:
@@ -143,6 +149,7 @@ class _Worker:
     inflight: deque = field(default_factory=deque)
     known: set = field(default_factory=set)
     shaping: bool = False             # warming a new shape before the head task
+    shape: str | None = None          # the shape being warmed
     retiring: bool = False
 
     @property
@@ -179,6 +186,8 @@ class LocalExecutor(Executor):
         self.gave_up: str | None = None      # why no worker could start, once it gave up
         self.guesses: dict = {}              # expected task seconds per (engine, file) and engine
         self.shape_warmups: list[tuple[str, str, float]] = []
+        self.shape_kills: dict[tuple[str, str], int] = {}    # warm-ups killed per shape
+        self.warmup_kills: list[tuple[str, str, float]] = []
         self.ready_infos: list[dict] = []
 
     # ----- the run loop -------------------------------------------------------
@@ -309,7 +318,7 @@ class LocalExecutor(Executor):
                                 f"loaded, at or above the memory limit of "
                                 f"{self.memory_limit:g} MB")
         elif kind == "shaping":
-            w.shaping = True
+            w.shaping, w.shape = True, msg[2]
         elif kind == "warmed":
             _, _, engine, shape, seconds = msg
             self.shape_warmups.append((engine, shape, seconds))
@@ -333,8 +342,8 @@ class LocalExecutor(Executor):
         if not w.ready:       # "": plugins and engines still loading, before any warm-up
             return self.start_limit if w.warming == "" else WARMUP_LIMIT_S
         timeout = w.inflight[0].timeout
-        if w.shaping:       # a first compile (numba, an empty cache) is not the task's time
-            return max(WARMUP_LIMIT_S, timeout + grace_for(timeout))
+        if w.shaping:       # a first compile (a JIT, an empty cache) is not the task's time
+            return max(self._shape_limit(w), timeout + grace_for(timeout))
         return timeout + grace_for(timeout)
 
     def _time_to_deadline(self, busy: list[_Worker]) -> float | None:
@@ -349,8 +358,18 @@ class LocalExecutor(Executor):
             return False
         return time.perf_counter() - w.since >= self._limit_of(w)
 
+    def _shape_limit(self, w: _Worker) -> float:
+        """The warm-up limit of the worker's shape: doubled after each kill of it, so a
+        compile slower than the limit (a loaded machine) finishes on a later try."""
+        kills = self.shape_kills.get((w.inflight[0].engine, w.shape), 0)
+        return WARMUP_LIMIT_S * 2 ** kills
+
     def _replace(self, w: _Worker, pending: deque, cause: str, resident: float | None = None):
-        """Kill or bury a worker, report its current task, requeue the rest."""
+        """Kill or bury a worker, report its current task, requeue the rest.
+
+        A task whose shape was still warming up when its worker was killed never
+        started: it is run again (the warm-up with twice the time), up to
+        ``WARMUP_RETRIES`` times, and only then recorded as a timeout."""
         elapsed = time.perf_counter() - w.since
         if cause != "died":
             w.proc.kill()
@@ -367,6 +386,11 @@ class LocalExecutor(Executor):
             if self.failed_starts >= MAX_FAILED_STARTS:
                 # workers die before their first task: give up rather than loop forever
                 self.gave_up = f"no worker could start ({processes.describe_exit(w.proc.exitcode)})"
+        elif w.inflight and cause == "timeout" and w.shaping and self.shape_kills.get(
+                (w.inflight[0].engine, w.shape), 0) < WARMUP_RETRIES:
+            key = (w.inflight[0].engine, w.shape)
+            self.shape_kills[key] = self.shape_kills.get(key, 0) + 1
+            self.warmup_kills.append((*key, elapsed))
         elif w.inflight:
             task = w.inflight.popleft()
             self._learn(task, elapsed)
@@ -435,6 +459,8 @@ class LocalExecutor(Executor):
             "warmup": {
                 "start-up": [_spread(label, None, s) for label, s in startup.items()],
                 "shapes": [_spread(engine, shape, s) for (engine, shape), s in shapes.items()],
+                "killed": [{"engine": engine, "shape": shape, "seconds": round(seconds, 2)}
+                           for engine, shape, seconds in self.warmup_kills],
             },
             "peak_rss_method": "; ".join(methods) or None,
             "worker_ready_rss_mb": max(resident) if resident else None,

@@ -84,10 +84,12 @@ def atomic_write(path: Path | str, write: Callable[[Path], object]) -> None:
 
 
 class Store:
-    def __init__(self, folder: Path | str):
+    def __init__(self, folder: Path | str, threads: bool = False):
+        """``threads``: the connection may be used from another thread than the one that
+        opened it (its owner serialises the use, as ``RunFolder`` does)."""
         self.path = Path(folder) / DB_NAME
         try:
-            self._open()
+            self._open(threads)
         except sqlite3.OperationalError as exc:
             raise self._fault(exc) from None
         except sqlite3.DatabaseError as exc:
@@ -113,8 +115,11 @@ class Store:
                 pass
             raise self._fault(exc) from None
 
-    def _open(self) -> None:
-        self.db = sqlite3.connect(self.path)
+    def _open(self, threads: bool) -> None:
+        existed = self.path.exists() and self.path.stat().st_size > 0
+        self.db = sqlite3.connect(self.path, check_same_thread=not threads)
+        if existed:
+            self._check_intact()
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         keys = ", ".join(f'"{k}"' for k in KEY)
@@ -136,6 +141,41 @@ class Store:
         self._insert = f"INSERT OR IGNORE INTO results ({names}) VALUES ({marks})"
         self._buffer: list[list] = []
         self._flushed = time.perf_counter()
+
+    def _check_intact(self) -> None:
+        """A damaged file is refused before anything is written to it or read from it.
+
+        ``PRAGMA quick_check`` reads every page: a file garbled in its middle
+        otherwise opens fine and fails on the first read that reaches the
+        damage, after a report had begun. A fault of the disk itself
+        (``OperationalError``) is left to the caller, as a storage fault.
+        """
+        try:
+            found = [row[0] for row in self.db.execute("PRAGMA quick_check(3)")]
+        except sqlite3.OperationalError:
+            raise                  # the disk, not the file: a storage fault (exit 6)
+        except sqlite3.DatabaseError as exc:
+            self.db.close()
+            raise self._damaged(exc) from None
+        if found != ["ok"]:
+            self.db.close()
+            detail = " ".join("; ".join(map(str, found)).split())
+            detail = detail if len(detail) <= 160 else detail[:157] + "..."
+            raise StoreError(f"{self.path}: damaged results database ({detail}); "
+                             "nothing was written to it")
+
+    def _damaged(self, exc: BaseException) -> StoreError:
+        return StoreError(f"{self.path}: not a readable results database ({exc})")
+
+    @contextmanager
+    def _reading(self):
+        """A read that meets damage is a ``StoreError`` naming the file, not a traceback."""
+        try:
+            yield
+        except sqlite3.OperationalError:
+            raise
+        except sqlite3.DatabaseError as exc:
+            raise self._damaged(exc) from None
 
     @staticmethod
     def exists(folder: Path | str) -> bool:
@@ -184,8 +224,15 @@ class Store:
 
     # ----- reading -------------------------------------------------------------
     def meta(self, key: str, default=None):
-        found = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return default if found is None else json.loads(found[0])
+        with self._reading():
+            found = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        if found is None:
+            return default
+        try:
+            return json.loads(found[0])
+        except (TypeError, ValueError) as exc:
+            raise StoreError(f"{self.path}: the run's stored {key!r} is not valid JSON "
+                             f"({exc}); the file was edited or damaged") from None
 
     def done_keys(self) -> set[tuple]:
         self.flush()
@@ -207,14 +254,22 @@ class Store:
         """All results as a long-format DataFrame, in the order they finished."""
         import pandas as pd
         self.flush()
-        frame = pd.read_sql_query("SELECT * FROM results ORDER BY rowid", self.db)
+        try:
+            frame = pd.read_sql_query("SELECT * FROM results ORDER BY rowid", self.db)
+        except Exception as exc:     # pandas wraps SQLite's error in its own
+            cause = exc.__cause__ or exc.__context__ or exc
+            if isinstance(cause, sqlite3.DatabaseError) and \
+                    not isinstance(cause, sqlite3.OperationalError):
+                raise self._damaged(cause) from None
+            raise
         frame["verified"] = frame["verified"].map({1: True, 0: False}).astype("boolean")
         return frame
 
     def puzzles(self) -> dict[str, dict]:
-        cur = self.db.execute("SELECT * FROM puzzles")
-        names = [d[0] for d in cur.description]
-        return {row[0]: dict(zip(names, row)) for row in cur}
+        with self._reading():
+            cur = self.db.execute("SELECT * FROM puzzles")
+            names = [d[0] for d in cur.description]
+            return {row[0]: dict(zip(names, row)) for row in cur}
 
     def close(self) -> None:
         try:

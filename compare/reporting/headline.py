@@ -17,7 +17,7 @@ import pandas as pd
 
 from compare.harness.executor import KILLED_WARMING_UP
 from compare.reporting.summary import duration, per_task
-from engines.base import ANSWERED_WORDS
+from engines import ANSWERED_WORDS
 
 FAILED_WORDS = ("error", "crashed", "memout")
 # Verdict words, worst first; the line opens with the worst that applies.
@@ -34,6 +34,7 @@ class Verdict:
     not_compared: int = 0                            # tasks left out of the engine tables
     warmup_kills: int = 0                            # repeats killed warming up their shape
     warmup_s: float = 0.0                            # untimed warm-up the workers paid
+    warmup_retries: int = 0                          # shape warm-ups killed, their task rerun
 
     @property
     def failed(self) -> int:
@@ -75,7 +76,9 @@ class Verdict:
                 "every answer was verified"
             parts.append(f"{given} and the engines agree")
         if self.warmup_s:
-            parts.append(f"warm-up {duration(self.warmup_s)} untimed")
+            parts.append(f"warm-up {duration(self.warmup_s)} untimed" + (
+                f" ({self.warmup_retries} shape warm-up(s) killed at their limit, the task "
+                "run again with twice the limit)" if self.warmup_retries else ""))
         return f"{self.word}: " + "; ".join(parts)
 
     @property
@@ -116,14 +119,18 @@ def verdict_of(frame: pd.DataFrame, *, wrong: int = 0, planned: dict | None = No
     return Verdict(tasks=len(tasks), statuses={str(k): int(v) for k, v in statuses.items()},
                    wrong=wrong, missing=missing,
                    not_compared=max(0, len(tasks) - compared) if compared is not None else 0,
-                   warmup_kills=int(killed.sum()), warmup_s=warmup_seconds(runs or []))
+                   warmup_kills=int(killed.sum()), warmup_s=warmup_seconds(runs or []),
+                   warmup_retries=sum(len((r.get("warmup") or {}).get("killed", []))
+                                      for r in runs or []))
 
 
 def warmup_seconds(runs: list[dict]) -> float:
-    """The untimed warm-up the workers paid over every session: start-up and shapes."""
+    """The untimed warm-up the workers paid over every session: start-up, shapes and
+    the shape warm-ups killed at their limit."""
     total = 0.0
     for run in runs:
         warmup = run.get("warmup") or {}
         total += sum(e.get("total_s", 0.0) for part in ("start-up", "shapes")
                      for e in warmup.get(part, []))
+        total += sum(e.get("seconds", 0.0) for e in warmup.get("killed", []))
     return total
