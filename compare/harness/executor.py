@@ -80,8 +80,8 @@ KILLED_WARMING_UP = "while its shape was warming up"   # in the message of such 
 WARMUP_RETRIES = 3        # a shape's warm-up killed this often: its task is a timeout
 SHORT_TASK_S = 0.05       # tasks expected to take less than this travel in chunks
 CHUNK_S = 0.05            # about this much expected work per chunk of short tasks
-MAX_CHUNK = 1024          # at 64, chunks of microsecond solves held ~2 ms of work and the
-                          # harness ran 2,900 results/s on 1 worker; at 1024, 6,000/s
+MAX_CHUNK = 1024          # enough microsecond solves to fill a chunk's CHUNK_S, so a
+                          # worker does not wait for the parent between short chunks
 TAKE_BACK_AFTER_S = 0.02  # a task running longer may lose the tasks queued behind it
 MAX_FAILED_STARTS = 3     # workers in a row that die before they are ready
 MEMORY_POLL_S = 0.02      # how often busy workers' memory is read under a memory limit
@@ -550,6 +550,15 @@ class LocalExecutor(Executor):
         life_r.close()
         self.started[engine] = self.started.get(engine, 0) + 1
         return _Worker(proc, parent, (tokens_r, tokens_w), life_w, engine=engine)
+
+    def kill_workers(self) -> None:
+        """Kill every worker process now; safe from another thread than ``run``'s, which
+        finds the deaths as it would any other (its tasks crashed)."""
+        for w in list(self.pool):
+            try:
+                w.proc.kill()
+            except (OSError, ValueError, AttributeError):
+                pass
 
     def close(self) -> None:
         """Stop every worker: idle ones finish, busy ones are killed (the run is over)."""
