@@ -24,9 +24,9 @@ from typing import Iterable, Sequence
 
 from compare.harness.dask_executor import ClusterError, executor_named
 from compare.harness.executor import Executor
+from compare.harness.folder import RunFolder
 from compare.harness.plan import SettingsError, WorkersFailed, make_plan, run_plan
 from compare.harness.plugins import PluginError, load_plugins
-from compare.harness.store import Store
 from compare.judge.verdict import failures, findings
 from compare.reporting import summary
 from compare.reporting.history import History, HistoryError
@@ -47,32 +47,33 @@ class Comparison:
     """A run's output folder, read back as tables; the store is the truth."""
     folder: Path
     baseline: str | None = None
-    shift_ms: float = 1.0        # the paired ratios' shift (``--shift-ms``)
+    shift_ms: float | None = None   # the paired ratios' shift (``--shift-ms``); None: the run's
+
+    @cached_property
+    def run(self) -> RunFolder:
+        """The folder, read through one store connection."""
+        return RunFolder(self.folder)
 
     @cached_property
     def results(self):
         """Every stored task result, one row each (the columns of results.csv), puzzles
         in natural order (``:2`` before ``:10``; ``natural_key`` sorts so too)."""
-        with Store(self.folder) as store:
-            return summary.in_puzzle_order(store.frame())
+        return summary.in_puzzle_order(self.run.results)
 
-    @cached_property
+    @property
     def puzzles(self) -> dict[str, dict]:
-        with Store(self.folder) as store:
-            return store.puzzles()
+        return self.run.puzzles
 
-    @cached_property
+    @property
     def config(self) -> dict:
-        with Store(self.folder) as store:
-            return store.meta("config", {})
+        return self.run.config
 
-    @cached_property
+    @property
     def runs(self) -> list[dict]:
         """The timing of each session (wall time, first and last result, workers,
         warm-up), oldest first; a resume with nothing left to run records one
         with no tasks."""
-        with Store(self.folder) as store:
-            return store.meta("runs", [])
+        return self.run.runs
 
     @property
     def throughput(self):
@@ -87,33 +88,39 @@ class Comparison:
         rates = [summary.wall_rate(run) for run in self.runs]
         return next((r for r in reversed(rates) if r), None)
 
-    @cached_property
+    @property
     def tasks(self):
         """One row per task, repeats folded into medians, over the puzzle runs every
         engine finished (all of them, unless the run was cut short)."""
-        return summary.per_task(summary.common_runs(self.results, self.config.get("repeat"),
-                                                    len(self.config.get("engines_run", []))))
+        return self.run.tasks
 
     @property
     def chosen_baseline(self) -> str | None:
         return summary.choose_baseline(self.tasks, self.baseline or self.config.get("baseline"))
 
     @property
+    def shift_s(self) -> float:
+        """The paired ratios' shift: ``shift_ms``, else the run's own
+        (a tenth of the baseline's median time, ``summary.run_shift``)."""
+        if self.shift_ms is not None:
+            return self.shift_ms / 1000
+        return summary.run_shift(self.tasks, self.chosen_baseline)
+
+    @property
     def by_engine(self):
-        return summary.engine_table(self.tasks, self.chosen_baseline,
-                                    shift_s=self.shift_ms / 1000)
+        return summary.engine_table(self.tasks, self.chosen_baseline, shift_s=self.shift_s)
 
     @property
     def by_source(self):
         return summary.engine_table(self.tasks, self.chosen_baseline, by=["source"],
-                                    shift_s=self.shift_ms / 1000)
+                                    shift_s=self.shift_s)
 
     @property
     def by_family(self):
         """Per family (the puzzle's name up to its first ``-``) and engine, as report.html."""
         tasks = self.tasks.assign(family=self.tasks["puzzle_id"].map(summary.family))
         return summary.engine_table(tasks, self.chosen_baseline, by=["family"],
-                                    shift_s=self.shift_ms / 1000)
+                                    shift_s=self.shift_s)
 
     @property
     def problems(self) -> list:
@@ -132,7 +139,8 @@ class Comparison:
     def write_report(self, quiet: bool = True) -> Report:
         """summary.md, report.html, results.csv (and .parquet), meta.json and the plots,
         in ``folder``."""
-        return build_report(self.folder, self.baseline, quiet, self.shift_ms / 1000)
+        return build_report(self.run, self.baseline, quiet,
+                            None if self.shift_ms is None else self.shift_ms / 1000)
 
 
 def run_comparison(puzzles: Iterable[str | Path | Puzzle] | None = None,
@@ -142,7 +150,7 @@ def run_comparison(puzzles: Iterable[str | Path | Puzzle] | None = None,
                    workers: int | None = None, sample: int | None = None,
                    seed: int | None = None, formulations: Sequence[str] | str | None = None,
                    format: str | None = None, memory_limit: float | None = None,
-                   out: str | Path | None = None,
+                   repeat_timeouts: bool | None = None, out: str | Path | None = None,
                    resume: bool = False, baseline: str | None = None,
                    plugins: str | Sequence[str] | None = None,
                    executor: Executor | str | None = None, scheduler: str | None = None,
@@ -154,7 +162,8 @@ def run_comparison(puzzles: Iterable[str | Path | Puzzle] | None = None,
     the embedded default set). ``engines``: engine specs (default: every
     installed engine). The other settings mean what the command-line flags
     of the same names mean, with the same defaults (``first`` mode, limit 2,
-    10 s, three repeats, a worker per core, no memory limit). With ``resume`` the settings come
+    10 s, three repeats, a worker per core, no memory limit; a task that
+    timed out is not run again on later repeats unless ``repeat_timeouts``). With ``resume`` the settings come
     from the run in ``out``, any given one must match it, and only its
     missing tasks run.
 
@@ -183,7 +192,7 @@ def run_comparison(puzzles: Iterable[str | Path | Puzzle] | None = None,
     given = {"puzzles": names or None, "format": format, "engines": engines,
              "mode": mode, "limit": limit, "timeout": timeout, "repeat": repeat,
              "sample": sample, "seed": seed, "formulations": formulations,
-             "memory_limit": memory_limit}
+             "memory_limit": memory_limit, "repeat_timeouts": repeat_timeouts}
     if executor is None or isinstance(executor, str):
         executor = executor_named(executor, scheduler=scheduler, cluster=cluster, chunk=chunk,
                                   workers=workers, plugins=",".join(loaded))
@@ -237,12 +246,11 @@ class Interrupted(KeyboardInterrupt):
         self.folder = folder
 
 
-def compare_runs(a: str | Path, b: str | Path, shift_ms: float = 1.0) -> RunDiff:
-    """Run B against run A (two output folders), per engine, as ``report --compare``."""
-    for folder in (a, b):
-        if not Store.exists(folder):
-            raise SettingsError(f"{folder}: no results file there")
-    return _compare_runs(a, b, shift_ms / 1000)
+def compare_runs(a: str | Path, b: str | Path, shift_ms: float | None = None) -> RunDiff:
+    """Run B against run A (two output folders), per engine, as ``report --compare``;
+    ``shift_ms`` None: per engine, a tenth of its median time in run A."""
+    return _compare_runs(RunFolder.existing(a), RunFolder.existing(b),
+                         None if shift_ms is None else shift_ms / 1000)
 
 
 def history(folders: Sequence[str | Path], baseline: str | None = None,
@@ -250,17 +258,13 @@ def history(folders: Sequence[str | Path], baseline: str | None = None,
     """Runs' output folders as a series, as ``report --history``: ``.table`` has each
     run's headline ratio per engine and source and the step test against the run
     before it; ``.steps`` the flagged steps; ``.runs`` the runs in commit order."""
-    for folder in folders:
-        if not Store.exists(folder):
-            raise SettingsError(f"{folder}: no results file there")
+    runs = [RunFolder.existing(folder) for folder in folders]
     try:
-        return _history(list(folders), baseline, shift_ms / 1000)
+        return _history(runs, baseline, shift_ms / 1000)
     except HistoryError as err:
         raise SettingsError(str(err)) from None
 
 
 def open_comparison(folder: str | Path, baseline: str | None = None) -> Comparison:
     """A finished (or interrupted) run's folder, read back without running anything."""
-    if not Store.exists(folder):
-        raise SettingsError(f"{folder}: no results file there")
-    return Comparison(Path(folder), baseline)
+    return Comparison(RunFolder.existing(folder).path, baseline)

@@ -84,10 +84,12 @@ def atomic_write(path: Path | str, write: Callable[[Path], object]) -> None:
 
 
 class Store:
-    def __init__(self, folder: Path | str):
+    def __init__(self, folder: Path | str, threads: bool = False):
+        """``threads``: the connection may be used from another thread than the one that
+        opened it (its owner serialises the use, as ``RunFolder`` does)."""
         self.path = Path(folder) / DB_NAME
         try:
-            self._open()
+            self._open(threads)
         except sqlite3.OperationalError as exc:
             raise self._fault(exc) from None
         except sqlite3.DatabaseError as exc:
@@ -113,9 +115,9 @@ class Store:
                 pass
             raise self._fault(exc) from None
 
-    def _open(self) -> None:
+    def _open(self, threads: bool) -> None:
         existed = self.path.exists() and self.path.stat().st_size > 0
-        self.db = sqlite3.connect(self.path)
+        self.db = sqlite3.connect(self.path, check_same_thread=not threads)
         if existed:
             self._check_intact()
         self.db.execute("PRAGMA journal_mode=WAL")
@@ -243,6 +245,21 @@ class Store:
         return dict(self.db.execute(
             "SELECT puzzle_id, MIN(engine) FROM results WHERE status = 'solved' "
             "AND verified = 1 GROUP BY puzzle_id"))
+
+    def unsat_claims(self) -> set[str]:
+        """Puzzles with a stored "unsatisfiable" claim that still stands (verified)."""
+        self.flush()
+        return {r[0] for r in self.db.execute(
+            "SELECT DISTINCT puzzle_id FROM results WHERE status = 'unsatisfiable' "
+            "AND verified = 1")}
+
+    def timeouts(self) -> list[dict]:
+        """The stored timeouts, earliest repeat first (to resume without repeating them)."""
+        self.flush()
+        cursor = self.db.execute("SELECT * FROM results WHERE status = 'timeout' "
+                                 "ORDER BY \"repeat\"")
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row)) for row in cursor]
 
     def count(self) -> int:
         self.flush()

@@ -27,7 +27,9 @@ Message protocol (pickled tuples on the connection)::
                                 "warmup_s": start-up warm-up seconds per engine}
       ("shaping", tid, shape)   task ``tid`` meets a new shape: warming it, untimed
       ("warmed", tid, engine, shape, seconds)   done; the timed task starts now
-      ("done", tid, result)     task ``tid`` finished (a ``Result``)
+      ("done", [(tid, result), ...])   tasks finished, in order (``Result`` each):
+                                reported together every ``REPORT_S`` or so, and
+                                always before any other message and at a chunk's end
       ("retire", reason)        the worker exits after this (it ran out of memory);
                                 the chunk's unstarted tasks go back to the queue
 
@@ -58,11 +60,13 @@ from compare.harness.boundary import checked_result
 from compare.harness.plugins import PluginError, load_plugins
 from compare.harness.processes import apart_from_terminal, die_with_parent
 from compare.harness.tasks import Task
-from engines import Result, Status
-from engines.base import describe
+from engines import Result, Status, describe
 from puzzles.generator import warmup_puzzles
 
 WARMUP_TIMEOUT_S = 5.0    # a warm-up solve is a nearly full grid: this is generous
+REPORT_S = 0.005          # results of short tasks go to the parent together, this often:
+                          # one message per result cost the parent a wake-up and a pipe
+                          # read each, on a busy machine most of its time
 HOST = socket.gethostname()
 
 
@@ -83,7 +87,7 @@ class Meter:
     """CPU time and peak resident memory of one solve, in the process that runs it.
 
     CPU is ``getrusage(RUSAGE_SELF)`` user + system time, every thread of the
-    process included (CP-SAT's search workers count). Peak memory is the
+    process included (an engine's own search threads count). Peak memory is the
     kernel's high-water mark of resident memory (``VmHWM``, which is also what
     ``ru_maxrss`` reports); on Linux writing ``5`` to ``/proc/self/clear_refs``
     resets it to the current size, so each task's figure is its own peak.
@@ -149,9 +153,9 @@ def address_space_cap(limit_mb: float | None):
     outside (``executor``) every few milliseconds. This cap is the backstop
     for an allocation too fast for that watch: one that asks for more than
     twice the limit at once fails at once with ``MemoryError`` (memout).
-    It counts from the process's current virtual size, because OR-Tools and
-    numba reserve far more address space than they touch (a warmed worker
-    with ``cpsat:workers=8`` has 1 GB virtual against 150 MB resident):
+    It counts from the process's current virtual size, because solver libraries
+    and JIT compilers reserve far more address space than they touch (a warmed
+    worker with an eight-thread solver has 1 GB virtual against 150 MB resident):
     capping virtual memory outright would fail them for nothing.
     """
     if not limit_mb or not hasattr(resource, "RLIMIT_AS"):
@@ -316,14 +320,42 @@ def failed(engine, task: Task, status: Status, message: str, where: str = "") ->
                   status, message=message, traceback=where)
 
 
-def send_result(conn, tid: int, result: Result) -> None:
-    """``("done", tid, result)``; a result that cannot be pickled goes as ``sendable``."""
+def send_results(conn, done: list[tuple[int, Result]]) -> None:
+    """``("done", done)``; a result that cannot be pickled goes as ``sendable``."""
     try:
-        conn.send(("done", tid, result))
+        conn.send(("done", done))
     except (OSError, EOFError):
         raise
     except Exception:             # pickling failed: nothing was written
-        conn.send(("done", tid, sendable(result)))
+        conn.send(("done", [(tid, sendable(result)) for tid, result in done]))
+
+
+class Reporter:
+    """Finished tasks on their way to the parent, sent together every ``REPORT_S``.
+
+    Any other message (``say``) first sends what is held, so the parent always
+    reads results in task order before it hears of the next task's shape.
+    """
+
+    def __init__(self, conn):
+        self.conn = conn
+        self.held: list[tuple[int, Result]] = []
+        self.since = time.perf_counter()
+
+    def add(self, tid: int, result: Result, last: bool) -> None:
+        self.held.append((tid, result))
+        if last or time.perf_counter() - self.since >= REPORT_S:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.held:
+            send_results(self.conn, self.held)
+            self.held = []
+        self.since = time.perf_counter()
+
+    def say(self, message) -> None:
+        self.flush()
+        self.conn.send(message)
 
 
 def sendable(result: Result) -> Result:
@@ -371,8 +403,9 @@ def worker_main(conn, init: WorkerInit, tokens=None, lifeline=None) -> None:
 
 
 def _serve(conn, init: WorkerInit, tokens) -> None:
+    reporter = Reporter(conn)
     try:
-        session = Session(init, conn.send)
+        session = Session(init, reporter.say)
     except Exception as exc:     # a plugin or an engine that will not load: no worker can
         conn.send(("unfit", str(exc) if isinstance(exc, PluginError) else describe(exc)))
         return
@@ -393,9 +426,9 @@ def _serve(conn, init: WorkerInit, tokens) -> None:
             result = session.run(task, puzzles[task.puzzle_id])
             go = (index + 1 < len(chunk) and session.retire is None
                   and _take_token(token_fd))
-            send_result(conn, task.tid, result)
+            reporter.add(task.tid, result, last=not go)
             if session.retire is not None:
-                conn.send(("retire", session.retire))
+                reporter.say(("retire", session.retire))
                 return
 
 

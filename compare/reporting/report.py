@@ -20,7 +20,9 @@ from pathlib import Path
 import pandas as pd
 
 from compare.harness.environment import describe
-from compare.harness.store import COLUMNS, Store, atomic_write
+from compare.harness.folder import RunFolder
+from compare.harness.runner import not_repeated
+from compare.harness.store import COLUMNS, atomic_write
 from compare.judge.verdict import failures, findings, model_only
 from compare.reporting import page, paired, plots, summary
 from compare.reporting.headline import Verdict, verdict_of
@@ -37,6 +39,7 @@ class Report:
     failures: list = field(default_factory=list)      # verdict.Failure: errored, crashed, memout
     incomplete: dict = field(default_factory=dict)    # engine -> (done, planned), when short
     model_only: list = field(default_factory=list)    # kinds judged against the model only
+    not_repeated: int = 0       # timeouts recorded for later repeats without running
     empty: bool = False
     verdict: Verdict = field(default_factory=Verdict)  # the first line, counted
 
@@ -45,67 +48,45 @@ class Report:
         return not self.problems
 
 
-@dataclass
-class Inputs:
-    """Everything a report is built from, read from the store at once."""
-    frame: pd.DataFrame
-    puzzles: dict
-    config: dict
-    skipped: list
-    runs: list
-    sessions: list
-    planned: dict
-
-    @classmethod
-    def read(cls, folder: Path) -> Inputs:
-        with Store(folder) as store:
-            return cls(store.frame(), store.puzzles(), store.meta("config", {}),
-                       store.meta("skipped", []), store.meta("runs", []),
-                       store.meta("environment", []), store.meta("planned", {}))
-
-    def shortfall(self) -> dict[str, tuple[int, int]]:
-        """Engines with fewer stored results than planned: engine -> (done, planned)."""
-        done = self.frame.groupby("engine").size()
-        return {engine: (int(done.get(engine, 0)), int(n))
-                for engine, n in self.planned.items() if done.get(engine, 0) < n}
-
-    def tasks(self) -> pd.DataFrame:
-        """Per-task rows over the puzzle runs every engine finished."""
-        return summary.per_task(summary.common_runs(self.frame, self.config.get("repeat"),
-                                                    len(self.config.get("engines_run", []))))
-
-
-def build_report(folder: Path | str, baseline: str | None = None, quiet: bool = False,
-                 shift_s: float = paired.DEFAULT_SHIFT_S) -> Report:
-    """Write every report file and print the summary."""
-    folder = Path(folder)
-    data = Inputs.read(folder)
-    frame = data.frame
+def build_report(folder: Path | str | RunFolder, baseline: str | None = None,
+                 quiet: bool = False, shift_s: float | None = None) -> Report:
+    """Write every report file and print the summary (from a folder, or a ``RunFolder``
+    already read); ``shift_s`` None: the run's own (``summary.run_shift``)."""
+    if not isinstance(folder, RunFolder):
+        with RunFolder(folder) as run:
+            return build_report(run, baseline, quiet, shift_s)
+    data, folder = folder, folder.path
+    frame = data.results
     if frame.empty:
         print(f"{folder}: no results yet", file=sys.stderr)
         return Report(folder, empty=True)
     report = Report(folder, findings(frame, data.puzzles, data.config.get("plugin_env")),
-                    failures(frame), data.shortfall(), model_only(frame["kind"].dropna()))
-    tasks = data.tasks()
+                    failures(frame), data.shortfall(), model_only(frame["kind"].dropna()),
+                    not_repeated(frame))
+    tasks = data.tasks
     report.verdict = verdict_of(frame, wrong=len(report.problems), planned=data.planned,
                                 compared=len(tasks), runs=data.runs)
     base = summary.choose_baseline(tasks, baseline or data.config.get("baseline")) if len(
         tasks) else None
     order = {"engine": data.config.get("engines_run", []) + [summary.VIRTUAL_BEST],
              "source": [p["source"] for p in data.puzzles.values()]}
+    given = shift_s is not None
+    if not given:
+        shift_s = summary.run_shift(tasks, base) if len(tasks) else paired.DEFAULT_SHIFT_S
     tables = _tables(tasks, base, order, shift_s)
     _export(frame, folder)
     pictures = _plots(tasks, base, folder, order["engine"], shift_s)
     shown = summary.baseline_label(tasks, base) if len(tasks) else "none"
-    text = _markdown(data, report, tables, shown, pictures, shift_s, len(tasks), order)
+    shift = summary.shift_text(shift_s, given)
+    text = _markdown(data, report, tables, shown, pictures, shift_s, len(tasks), order, shift)
     atomic_write(folder / "summary.md", lambda tmp: tmp.write_text(text, encoding="utf-8"))
     page.write(folder / "report.html", _page(data, report, tables, tasks, base, order, pictures,
-                                            shift_s))
-    _write_meta(folder, data, report, base, shift_s)
+                                            shift_s, shift))
+    _write_meta(folder, data, report, base, shift_s, given)
     _write_json(folder, report, tables, shown)
     _print_alerts(report, len(tasks))
     if not quiet:
-        _print(tables, shown, folder, data.runs, shift_s)
+        _print(tables, shown, folder, data.runs, shift)
     _print_problems(report.problems)
     return report
 
@@ -138,21 +119,21 @@ def _plots(tasks, base, folder: Path, engines: list[str], shift_s: float) -> lis
     return [p for p in made if p]
 
 
-def _page(data: Inputs, report: Report, tables, tasks, base, order, pictures,
-          shift_s: float) -> page.PageInputs:
+def _page(data: RunFolder, report: Report, tables, tasks, base, order, pictures,
+          shift_s: float, shift: str) -> page.PageInputs:
     """The first line of the page tells the whole truth: the report's verdict line."""
     tone = {"WRONG": "bad", "OK": "ok"}.get(report.verdict.word, "warn")
     settings = {**(data.config.get("settings") or {}),
                 "baseline": base, "workers": data.config.get("workers"),
                 "engines run": data.config.get("engines_run"),
-                "shift": summary.duration(shift_s), "tie band": f"{paired.TIE:.0%}",
+                "shift": shift, "tie band": f"{paired.TIE:.0%}",
                 "bootstrap": f"{paired.RESAMPLES} resamples, seed {paired.SEED}"}
     return page.PageInputs(
         title="Engine comparison", verdict=report.verdict.line(), verdict_class=tone,
-        alerts=alert_lines(report, len(tasks)), problems=report.problems, frame=data.frame,
+        alerts=alert_lines(report, len(tasks)), problems=report.problems, frame=data.results,
         tasks=tasks, tables=tables, baseline=base, engines=order["engine"],
         puzzles=data.puzzles, environment=_environment(data), settings=settings,
-        shift_s=shift_s, note=" ".join(headline_note(shift_s, "this page")),
+        shift_s=shift_s, note=" ".join(headline_note("this page")),
         plugin_env=data.config.get("plugin_env"), pictures=pictures)
 
 
@@ -166,13 +147,15 @@ def _export(frame, folder: Path) -> None:
     atomic_write(folder / "results.parquet", lambda tmp: frame.to_parquet(tmp, index=False))
 
 
-def _write_meta(folder: Path, data: Inputs, report: Report, base, shift_s: float) -> None:
+def _write_meta(folder: Path, data: RunFolder, report: Report, base, shift_s: float,
+                given: bool) -> None:
     """meta.json: the run's settings, environment and completeness, for other tools."""
     meta = {"config": data.config, "environment": data.sessions, "planned": data.planned,
-            "stored": {k: int(v) for k, v in data.frame.groupby("engine").size().items()},
+            "stored": {k: int(v) for k, v in data.results.groupby("engine").size().items()},
             "complete": not report.incomplete, "runs": data.runs, "skipped": data.skipped,
             "plugins": data.sessions[-1].get("plugins", {}) if data.sessions else {},
-            "report": {"baseline": base, "shift_s": shift_s, "tie": paired.TIE,
+            "report": {"baseline": base, "shift_s": shift_s,
+                       "shift_from": "--shift-ms" if given else "run", "tie": paired.TIE,
                        "bootstrap_seed": paired.SEED, "resamples": paired.RESAMPLES}}
     text = json.dumps(meta, indent=2, default=str) + "\n"
     atomic_write(folder / "meta.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))
@@ -205,10 +188,19 @@ def alert_lines(report: Report, compared: int) -> list[str]:
     return lines
 
 
+def note_lines(report: Report) -> list[str]:
+    """What the reader should know about how the figures were taken."""
+    if not report.not_repeated:
+        return []
+    return [f"{report.not_repeated} timeout(s) not repeated: a task that timed out once is "
+            "recorded as a timeout on its later repeats without running again "
+            "(--repeat-timeouts runs them)"]
+
+
 def _print_alerts(report: Report, compared: int) -> None:
     """The verdict line first; errors and crashes are no wrong answers, but they must
     not go unseen."""
-    for line in [report.verdict.line(), *alert_lines(report, compared)]:
+    for line in [report.verdict.line(), *alert_lines(report, compared), *note_lines(report)]:
         print(line, file=sys.stderr)
 
 
@@ -233,20 +225,25 @@ def harness_line(run: dict) -> str:
             f"parent CPU {run['parent_cpu_s']:.2f} s")
 
 
-def headline_note(shift_s: float, where: str = "summary.md") -> list[str]:
-    """What the compact table's columns mean, in lines that fit a terminal."""
-    return [f"ratio: shifted geometric mean of the per-puzzle time ratios to the baseline "
-            f"(shift {summary.duration(shift_s)}),",
+def headline_title(shown: str, shift: str) -> str:
+    """The headline's title: the baseline, and the shift beside it."""
+    return f"baseline: {shown}; {shift}"
+
+
+def headline_note(where: str = "summary.md") -> list[str]:
+    """What the compact table's columns mean, in lines that fit a terminal (the shift
+    is in the title above the table)."""
+    return ["ratio: shifted geometric mean of the per-puzzle time ratios to the baseline,",
             f"with its 95% bootstrap CI; W/T/L: puzzles faster / within {paired.TIE:.0%} / "
             "slower than the baseline;", "an unsolved task counts as twice the time limit "
             f"(PAR2). Definitions at the end of {where}."]
 
 
-def _print(tables, shown: str, folder: Path, runs, shift_s: float) -> None:
+def _print(tables, shown: str, folder: Path, runs, shift: str) -> None:
     if "engine" in tables:
-        print(f"\nPer engine (baseline: {shown}):")
+        print(f"\nPer engine ({headline_title(shown, shift)}):")
         print(summary.to_text(summary.compact(tables["engine"])))
-        print("\n".join(headline_note(shift_s)))
+        print("\n".join(headline_note()))
     if "formulations" in tables:
         print(f"\nFormulations, each engine against itself (shifted geometric mean time, "
               f"x ratio to the engine's own {_reference(tables)}, * fastest):")
@@ -293,8 +290,8 @@ def count_lines(table: pd.DataFrame) -> list[str]:
 
 
 # ----- summary.md ------------------------------------------------------------------------
-def _markdown(data: Inputs, report: Report, tables, shown: str, pictures, shift_s,
-              compared: int, order: dict) -> str:
+def _markdown(data: RunFolder, report: Report, tables, shown: str, pictures, shift_s,
+              compared: int, order: dict, shift: str) -> str:
     parts = ["# Engine comparison", ""]
     alerts = alert_lines(report, compared)
     if report.problems:
@@ -302,13 +299,14 @@ def _markdown(data: Inputs, report: Report, tables, shown: str, pictures, shift_
                          "see Verdicts")
     parts += [report.verdict.line(), ""] if alerts else [report.verdict.line()]
     parts += [f"- **{line.split(':', 1)[0]}**:{line.split(':', 1)[1]}" for line in alerts]
+    parts += [f"- Note: {line}" for line in note_lines(report)]
     parts += ["", "## Environment", ""] + [f"- {line}" for line in _environment(data)] + [""]
     if not tables:
         parts += ["No puzzle run was finished by every engine yet: nothing to compare.", ""]
     else:
-        parts += [f"## Headline (baseline: {shown})", "",
+        parts += [f"## Headline ({headline_title(shown, shift)})", "",
                   summary.to_markdown(summary.compact(tables["engine"])), "",
-                  " ".join(headline_note(shift_s)), ""]
+                  " ".join(headline_note()), ""]
     if "formulations" in tables:
         parts += ["## Formulations", "", "Each engine against itself: the shifted geometric "
                   "mean time over the puzzles it ran in every formulation, x ratio to the "
@@ -318,7 +316,7 @@ def _markdown(data: Inputs, report: Report, tables, shown: str, pictures, shift_
     if "counts" in tables:
         parts += ["## Counts", "", "`N+`: counting stopped at the limit N.", "",
                   summary.to_markdown(tables["counts"], raw=True), ""]
-    versions = data.frame.drop_duplicates("engine")[["engine", "library", "version"]]
+    versions = data.results.drop_duplicates("engine")[["engine", "library", "version"]]
     parts += ["## Engines", "", summary.to_markdown(versions.reset_index(drop=True)), ""]
     warmup = warmup_table(data.runs)
     if len(warmup):
@@ -342,11 +340,11 @@ def _markdown(data: Inputs, report: Report, tables, shown: str, pictures, shift_
     return "\n".join(parts)
 
 
-def throughput_section(data: Inputs, order: dict) -> list[str]:
+def throughput_section(data: RunFolder, order: dict) -> list[str]:
     """Puzzles per second by the engines' clocks, and the run's own by the wall
     clock: side by side, because a solve of microseconds is a small part of a
     task's round trip through the harness."""
-    table = summary.in_order(summary.throughput_table(data.frame), order)
+    table = summary.in_order(summary.throughput_table(data.results), order)
     if table.empty:
         return []
     lines = ["## Throughput", "", "Puzzles solved per second by the engines' own clocks "
@@ -360,7 +358,7 @@ def throughput_section(data: Inputs, order: dict) -> list[str]:
                          f"any status from the first to the last in "
                          f"{run['last_s'] - run['first_s']:.2f} s on {run['workers']} workers, "
                          "every answer checked as it came"
-                         + ("" if data.frame["engine"].nunique() == 1 else
+                         + ("" if data.results["engine"].nunique() == 1 else
                             " (all engines together: for one engine's own figure, run it "
                             "alone, as `run_compare.py bench benchmarks/throughput.toml` does)"))
     return lines + [""]
@@ -382,7 +380,7 @@ def warmup_table(runs: list[dict]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["engine", "what", "workers", "max per worker", "total"])
 
 
-def _environment(data: Inputs) -> list[str]:
+def _environment(data: RunFolder) -> list[str]:
     """The machine, libraries, code, load and command, per invocation of the run."""
     config, sessions = data.config, data.sessions
     lines = [f"command: `{config.get('command', '?')}`"]
