@@ -192,7 +192,7 @@ def test_formulations_and_files_sharing_a_stem(small, tmp_path):
     assert frame["puzzle_id"].str.endswith("#2").sum() == 6 * 2
     status = frame.groupby("formulation")["status"].agg(set).to_dict()
     assert status == {"alldiff": {"solved"}, "pairwise": {"unsupported"}}
-    assert "| formulation |" in (out / "summary.md").read_text()
+    assert "| formulation |" in re.sub(" +", " ", (out / "summary.md").read_text())
 
 
 def test_seed_variant_times_out_on_an_anti_brute_force_puzzle(tmp_path):
