@@ -24,9 +24,9 @@ from typing import Iterable, Sequence
 
 from compare.harness.dask_executor import ClusterError, executor_named
 from compare.harness.executor import Executor
+from compare.harness.folder import RunFolder
 from compare.harness.plan import SettingsError, WorkersFailed, make_plan, run_plan
 from compare.harness.plugins import PluginError, load_plugins
-from compare.harness.store import Store
 from compare.judge.verdict import failures, findings
 from compare.reporting import summary
 from compare.reporting.history import History, HistoryError
@@ -50,29 +50,30 @@ class Comparison:
     shift_ms: float = 1.0        # the paired ratios' shift (``--shift-ms``)
 
     @cached_property
+    def run(self) -> RunFolder:
+        """The folder, read through one store connection."""
+        return RunFolder(self.folder)
+
+    @cached_property
     def results(self):
         """Every stored task result, one row each (the columns of results.csv), puzzles
         in natural order (``:2`` before ``:10``; ``natural_key`` sorts so too)."""
-        with Store(self.folder) as store:
-            return summary.in_puzzle_order(store.frame())
+        return summary.in_puzzle_order(self.run.results)
 
-    @cached_property
+    @property
     def puzzles(self) -> dict[str, dict]:
-        with Store(self.folder) as store:
-            return store.puzzles()
+        return self.run.puzzles
 
-    @cached_property
+    @property
     def config(self) -> dict:
-        with Store(self.folder) as store:
-            return store.meta("config", {})
+        return self.run.config
 
-    @cached_property
+    @property
     def runs(self) -> list[dict]:
         """The timing of each session (wall time, first and last result, workers,
         warm-up), oldest first; a resume with nothing left to run records one
         with no tasks."""
-        with Store(self.folder) as store:
-            return store.meta("runs", [])
+        return self.run.runs
 
     @property
     def throughput(self):
@@ -87,12 +88,11 @@ class Comparison:
         rates = [summary.wall_rate(run) for run in self.runs]
         return next((r for r in reversed(rates) if r), None)
 
-    @cached_property
+    @property
     def tasks(self):
         """One row per task, repeats folded into medians, over the puzzle runs every
         engine finished (all of them, unless the run was cut short)."""
-        return summary.per_task(summary.common_runs(self.results, self.config.get("repeat"),
-                                                    len(self.config.get("engines_run", []))))
+        return self.run.tasks
 
     @property
     def chosen_baseline(self) -> str | None:
@@ -132,7 +132,7 @@ class Comparison:
     def write_report(self, quiet: bool = True) -> Report:
         """summary.md, report.html, results.csv (and .parquet), meta.json and the plots,
         in ``folder``."""
-        return build_report(self.folder, self.baseline, quiet, self.shift_ms / 1000)
+        return build_report(self.run, self.baseline, quiet, self.shift_ms / 1000)
 
 
 def run_comparison(puzzles: Iterable[str | Path | Puzzle] | None = None,
@@ -239,10 +239,7 @@ class Interrupted(KeyboardInterrupt):
 
 def compare_runs(a: str | Path, b: str | Path, shift_ms: float = 1.0) -> RunDiff:
     """Run B against run A (two output folders), per engine, as ``report --compare``."""
-    for folder in (a, b):
-        if not Store.exists(folder):
-            raise SettingsError(f"{folder}: no results file there")
-    return _compare_runs(a, b, shift_ms / 1000)
+    return _compare_runs(RunFolder.existing(a), RunFolder.existing(b), shift_ms / 1000)
 
 
 def history(folders: Sequence[str | Path], baseline: str | None = None,
@@ -250,17 +247,13 @@ def history(folders: Sequence[str | Path], baseline: str | None = None,
     """Runs' output folders as a series, as ``report --history``: ``.table`` has each
     run's headline ratio per engine and source and the step test against the run
     before it; ``.steps`` the flagged steps; ``.runs`` the runs in commit order."""
-    for folder in folders:
-        if not Store.exists(folder):
-            raise SettingsError(f"{folder}: no results file there")
+    runs = [RunFolder.existing(folder) for folder in folders]
     try:
-        return _history(list(folders), baseline, shift_ms / 1000)
+        return _history(runs, baseline, shift_ms / 1000)
     except HistoryError as err:
         raise SettingsError(str(err)) from None
 
 
 def open_comparison(folder: str | Path, baseline: str | None = None) -> Comparison:
     """A finished (or interrupted) run's folder, read back without running anything."""
-    if not Store.exists(folder):
-        raise SettingsError(f"{folder}: no results file there")
-    return Comparison(Path(folder), baseline)
+    return Comparison(RunFolder.existing(folder).path, baseline)

@@ -28,11 +28,12 @@ from pathlib import Path
 
 import engines
 from compare.api import Interrupted, run_comparison
+from compare.harness.folder import RunFolder, check_out, reports_root
 from compare.harness.limits import check_setting, range_text
-from compare.harness.plan import SettingsError, WorkersFailed, check_out, reports_root
+from compare.harness.plan import SettingsError, WorkersFailed
 from compare.harness.plugins import PluginError
-from compare.harness.store import Store, StoreError
-from compare.reporting import bench, summary
+from compare.harness.store import StoreError
+from compare.reporting import bench
 from compare.reporting.report import build_report
 from puzzles.default_set import DATA
 from puzzles.errors import PuzzleInputError
@@ -123,6 +124,7 @@ class Outcome:
     seconds: float
     folder: Path
     error: str | None = None    # why a part could not run
+    run: RunFolder | None = None    # the part's run, as its report read it
 
 
 @dataclass
@@ -402,19 +404,21 @@ def run_part(part: Part, out: Path, *, workers: int = 2, seed: int = 0,
         return Outcome(part, BAD_INPUT, time.perf_counter() - started, folder, str(err))
     except WorkersFailed as err:
         return Outcome(part, NOT_STARTED, time.perf_counter() - started, folder, str(err))
-    clean = build_report(comparison.folder, comparison.baseline, quiet).clean
-    return Outcome(part, VERIFIED if clean else WRONG, time.perf_counter() - started, folder)
+    with comparison.run as run:      # read once: the report, then bench.md
+        clean = build_report(run, comparison.baseline, quiet).clean
+    return Outcome(part, VERIFIED if clean else WRONG, time.perf_counter() - started, folder,
+                   run=run)
 
 
 # ----- bench.md ---------------------------------------------------------------------
 def _tasks(outcome: Outcome):
     """A part's tasks in the order its puzzles and engines were given, not finish
     order; its run records, settings and stored results."""
-    with Store(outcome.folder) as store:
-        frame, runs, config = store.frame(), store.meta("runs", []), store.meta("config", {})
-        puzzles = {pid: i for i, pid in enumerate(store.puzzles())}
+    run = outcome.run or RunFolder(outcome.folder)
+    with run:
+        tasks, runs, config, frame = run.tasks, run.runs, run.config, run.results
+        puzzles = {pid: i for i, pid in enumerate(run.puzzles)}
     engines = {label: i for i, label in enumerate(config.get("engines_run", []))}
-    tasks = summary.per_task(frame)
     rank = tasks["puzzle_id"].map(puzzles) * len(engines) + tasks["engine"].map(engines)
     return tasks.iloc[rank.argsort(kind="stable")].reset_index(drop=True), runs, config, frame
 

@@ -11,7 +11,18 @@ from __future__ import annotations
 import difflib
 import importlib
 
-from .base import ANSWERED, MODES, Engine, EngineOptionError, Outcome, Result, Status, Unsupported
+from .base import (
+    ANSWERED,
+    ANSWERED_WORDS,
+    MODES,
+    Engine,
+    EngineOptionError,
+    Outcome,
+    Result,
+    Status,
+    Unsupported,
+    describe,
+)
 
 # name -> "module:Class"; third-party engines may be added with register().
 _REGISTRY: dict[str, str] = {
@@ -102,6 +113,29 @@ def installed() -> dict[str, dict]:
     return table
 
 
-__all__ = ["MODES", "Engine", "EngineOptionError", "Outcome", "Result", "Status",
+def default_specs() -> list[str]:
+    """What a comparison with no engines named runs: every installed engine that
+    belongs in the default set (``Engine.in_default_set``), once per variant it
+    names (``Engine.default_variants``), in the registry's order."""
+    specs = []
+    for name, info in installed().items():
+        if not info["available"] or not engine_class(name).in_default_set:
+            continue
+        specs += [f"{name}:{options}" if options else name
+                  for options in engine_class(name).default_variants()]
+    return specs
+
+
+def baseline_preferred(label: str) -> bool:
+    """Whether the engine of ``label`` asks to be the baseline (``Engine.baseline_preferred``);
+    False for a label no registered engine here answers to."""
+    try:
+        return engine_class(parse_spec(label)[0]).baseline_preferred
+    except (UnknownEngine, EngineOptionError, ImportError):
+        return False
+
+
+__all__ = ["ANSWERED", "ANSWERED_WORDS", "MODES", "Engine", "EngineOptionError", "Outcome", "Result", "Status",
            "Unsupported", "UnknownEngine", "register", "names", "engine_class",
-           "get_engine", "parse_spec", "installed", "solution_counter"]
+           "get_engine", "parse_spec", "installed", "solution_counter", "default_specs",
+           "baseline_preferred", "describe"]

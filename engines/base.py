@@ -111,6 +111,10 @@ class Engine:
     # Whether a comparison with no --engines runs this engine. A gateway to
     # many solvers (cpmpy) is named explicitly instead, with the backend wanted.
     in_default_set: ClassVar[bool] = True
+    # Whether a report with no --baseline measures the others against this engine:
+    # the preferred engine (variant) with the best PAR2 is the baseline; with none
+    # preferred, the best of all.
+    baseline_preferred: ClassVar[bool] = False
 
     def __init__(self, **options: Any):
         self.options = self.parse_options(options)
@@ -124,6 +128,13 @@ class Engine:
     @classmethod
     def version(cls) -> str:
         return library_version(cls.library)
+
+    @classmethod
+    def default_variants(cls) -> list[str]:
+        """The option strings (``key=value:...``; "" for the defaults) a comparison with
+        no --engines runs this engine with, in order: one run per variant worth
+        comparing."""
+        return [""]
 
     @classmethod
     def details(cls) -> dict[str, Any]:

@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 
 from compare.cli.report import main as report_main
+from compare.harness.folder import RunFolder
 from compare.judge.verdict import findings
 from compare.reporting import page as html_page
-from compare.reporting.report import Inputs
 from engines import solution_counter as counter
 from puzzles.generator import generate
 from tests import browser
@@ -64,23 +64,23 @@ def test_every_report_writes_one_self_contained_page(planted):
 
 
 def test_the_page_holds_each_failure_with_its_reproduce_command(planted):
-    data = Inputs.read(planted)
-    problems = findings(data.frame, data.puzzles, data.config.get("plugin_env"))
+    data = RunFolder(planted)
+    problems = findings(data.results, data.puzzles, data.config.get("plugin_env"))
     text = (planted / "report.html").read_text(encoding="utf-8")
     assert problems and all(p.engines == ["fake-wrong"] for p in problems)
     for found in problems:
         assert html_page.esc(found.reproduce) in text
     assert "this engine always fails" in text and "Traceback" in text
-    errored = data.frame[data.frame["status"] == "error"]
+    errored = data.results[data.results["status"] == "error"]
     assert len(errored) and "fake-error" in text
 
 
 def test_without_plotly_the_plots_are_the_pngs(planted, monkeypatch, tmp_path):
     monkeypatch.setattr(html_page, "plotly_js", lambda: None)
-    data = Inputs.read(planted)
+    data = RunFolder(planted)
     inputs = html_page.PageInputs(
-        title="t", verdict="v", verdict_class="ok", alerts=[], problems=[], frame=data.frame,
-        tasks=data.tasks(), tables={}, baseline=None, engines=[], puzzles=data.puzzles,
+        title="t", verdict="v", verdict_class="ok", alerts=[], problems=[], frame=data.results,
+        tasks=data.tasks, tables={}, baseline=None, engines=[], puzzles=data.puzzles,
         environment=[], settings={}, shift_s=0.001, pictures=[planted / "cactus.png"])
     text = html_page.render(inputs)
     assert "data:image/png;base64," in text and "plotly.js v" not in text.lower()
@@ -88,8 +88,8 @@ def test_without_plotly_the_plots_are_the_pngs(planted, monkeypatch, tmp_path):
 
 @NEEDS_BROWSER
 def test_the_page_works_in_headless_chromium(planted):
-    data = Inputs.read(planted)
-    reproduce = findings(data.frame, data.puzzles, data.config.get("plugin_env"))[0].reproduce
+    data = RunFolder(planted)
+    reproduce = findings(data.results, data.puzzles, data.config.get("plugin_env"))[0].reproduce
     with browser.open_page(planted / "report.html") as visit:
         page = visit.page
         # each plot drawn: an SVG with marks in it
@@ -129,7 +129,7 @@ def test_the_page_works_in_headless_chromium(planted):
         assert set(column("table-tasks", "status")) == {"error"}
         page.select_option("#filter-status", "")
         page.select_option("#filter-source", "")
-        assert len(column("table-tasks", "puzzle")) == len(data.tasks())
+        assert len(column("table-tasks", "puzzle")) == len(data.tasks)
         page_width = page.evaluate("document.documentElement.scrollWidth")
         assert page_width <= 1280
     assert visit.console == []
@@ -146,8 +146,8 @@ def test_the_page_fits_a_phone_without_sideways_scrolling(planted):
 
 
 def test_a_failed_task_without_a_traceback_still_shows(planted):
-    data = Inputs.read(planted)
-    frame = data.frame.copy()
+    data = RunFolder(planted)
+    frame = data.results.copy()
     frame.loc[frame["engine"] == "fake-error", "traceback"] = None
     inputs = html_page.PageInputs(
         title="t", verdict="v", verdict_class="warn", alerts=[], problems=[], frame=frame,

@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 from compare.cli.common import Exit, OneLineParser, add_fail_on, report_exit, setting
-from compare.harness.store import DB_NAME, Store, StoreError, atomic_write
+from compare.harness.folder import RunFolder
+from compare.harness.store import StoreError, atomic_write
 from compare.reporting import history
 from compare.reporting.report import build_report
 from compare.reporting.runs import compare_runs
@@ -78,36 +78,38 @@ def main(argv: list[str] | None = None) -> int:
     if not (args.out or args.compare or args.history):
         parser.error("one of --out, --compare or --history is required")
     folders = args.compare or args.history or [args.out]
-    for folder in folders:
-        if not Store.exists(folder):
-            print(f"error: {Path(folder) / DB_NAME}: no such results file", file=sys.stderr)
+    runs = [RunFolder(folder) for folder in folders]
+    for run in runs:
+        if not run.exists():
+            print(f"error: {run.results_file}: no such results file", file=sys.stderr)
             return BAD_USAGE
     try:
         if args.compare:
-            return _compare(*args.compare, args.shift_ms / 1000, args.fail_above, args.json)
+            return _compare(*runs, args.shift_ms / 1000, args.fail_above, args.json)
         if args.history:
-            return _history(args.history, args.out or "reports/history", args.baseline,
+            return _history(runs, args.out or "reports/history", args.baseline,
                             args.shift_ms / 1000, args.quiet)
-        with Store(args.out) as store:
-            labels = set(store.frame()["engine"])
+        run, = runs
+        labels = set(run.results["engine"])
     except StoreError as err:
         print(f"error: {err}", file=sys.stderr)
         return BAD_USAGE
-    if args.baseline and args.baseline not in labels:
-        print(f"error: --baseline {args.baseline} is not among the engines of this run "
-              f"({', '.join(sorted(labels))})", file=sys.stderr)
-        return BAD_USAGE
-    report = build_report(args.out, args.baseline, args.quiet, args.shift_ms / 1000)
+    with run:
+        if args.baseline and args.baseline not in labels:
+            print(f"error: --baseline {args.baseline} is not among the engines of this run "
+                  f"({', '.join(sorted(labels))})", file=sys.stderr)
+            return BAD_USAGE
+        report = build_report(run, args.baseline, args.quiet, args.shift_ms / 1000)
     return report_exit(report, args.allow_errors, args.fail_on)
 
 
-def _compare(a: str, b: str, shift_s: float, fail_above: float | None,
+def _compare(a: RunFolder, b: RunFolder, shift_s: float, fail_above: float | None,
              as_json: bool = False) -> int:
     diff = compare_runs(a, b, shift_s)
     text = json.dumps(diff.as_dict(), indent=2) + "\n"
-    atomic_write(Path(b) / "compare.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    atomic_write(b.path / "compare.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))
     page = diff.markdown()
-    atomic_write(Path(b) / "compare.md", lambda tmp: tmp.write_text(page, encoding="utf-8"))
+    atomic_write(b.path / "compare.md", lambda tmp: tmp.write_text(page, encoding="utf-8"))
     print(text if as_json else diff.text(), end="" if as_json else "\n")
     slower = diff.slower_than(fail_above) if fail_above is not None else []
     if slower:
@@ -117,7 +119,7 @@ def _compare(a: str, b: str, shift_s: float, fail_above: float | None,
     return Exit.OK
 
 
-def _history(folders: list[str], out: str, baseline: str | None, shift_s: float,
+def _history(folders: list[RunFolder], out: str, baseline: str | None, shift_s: float,
              quiet: bool) -> int:
     try:
         series = history.history(folders, baseline, shift_s)

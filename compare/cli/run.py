@@ -17,7 +17,8 @@ from compare.api import Interrupted, run_comparison
 from compare.cli.common import Exit, report_exit, say
 from compare.cli.run_args import build_parser
 from compare.harness.dask_executor import ClusterError
-from compare.harness.plan import RUN_SETTINGS, SettingsError, WorkersFailed, default_out
+from compare.harness.folder import default_out
+from compare.harness.plan import RUN_SETTINGS, SettingsError, WorkersFailed
 from compare.harness.plugins import PluginError
 from compare.harness.store import StorageError, StoreError
 from compare.reporting.report import build_report

@@ -10,7 +10,7 @@ import argparse
 from compare.cli.common import OneLineParser, add_fail_on, add_settings, setting
 from compare.harness.plan import CHOICES
 
-# What runs when --engines is not given (``plan.default_engine_specs``), said exactly.
+# What runs when --engines is not given (``engines.default_specs``), said exactly.
 DEFAULT_SET = ("the backtracker as backtracking:variant=seed, backtracking and, with numba, "
                "backtracking:kernel=numba, then python-constraint and cpsat, each where "
                "installed; the CPMpy backends run only when named, e.g. cpmpy:solver=z3")

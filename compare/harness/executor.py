@@ -98,11 +98,16 @@ def grace_for(timeout: float) -> float:
 class Executor(ABC):
     """Where tasks run. The plan calls, in order: ``bind`` (the run's settings),
     ``start`` (workers warm up while the store is read), ``fit`` (how many tasks
-    are left), then ``run``, ``facts``, ``close``, and reads ``workers`` and
-    ``gave_up``. Every hook but ``run`` has a default that does nothing."""
+    are left), then ``run``, ``facts``, ``close``; it reads and sets
+    ``local_workers`` and reads ``workers`` and ``gave_up``. Every hook but
+    ``run`` has a default that does nothing."""
 
     workers: int | None = None   # tasks that can run at once; None until known
     gave_up: str | None = None   # why no worker could start, once the executor gave up
+    # worker processes of a cluster the executor starts on this machine for the run
+    # (None: it starts none, or the number is not its own); the plan caps it as it
+    # caps --workers, by the tasks and the memory available
+    local_workers: int | None = None
 
     @abstractmethod
     def run(self, tasks: Iterable[Task], puzzles: dict) -> Iterator[tuple[Task, Result]]:
@@ -337,7 +342,7 @@ class LocalExecutor(Executor):
         if not w.ready:       # "": plugins and engines still loading, before any warm-up
             return self.start_limit if w.warming == "" else WARMUP_LIMIT_S
         timeout = w.inflight[0].timeout
-        if w.shaping:       # a first compile (numba, an empty cache) is not the task's time
+        if w.shaping:       # a first compile (a JIT, an empty cache) is not the task's time
             return max(self._shape_limit(w), timeout + grace_for(timeout))
         return timeout + grace_for(timeout)
 

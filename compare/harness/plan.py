@@ -22,13 +22,11 @@ from typing import Iterable
 import engines
 from compare.harness import environment
 from compare.harness.executor import Executor, LocalExecutor
-from compare.harness.folderlock import LOCK_NAME, FolderLock
+from compare.harness.folder import RunFolder, check_out
 from compare.harness.limits import RANGES, SettingsError, check_setting
 from compare.harness.plugins import plugin_environment, plugin_hint
 from compare.harness.runner import execute, puzzle_digest, puzzle_row
-from compare.harness.store import STORAGE_ERRNOS, Store, StoreError, storage_fault
 from compare.harness.tasks import PuzzleRecord, build_tasks, sample_per_origin
-from engines.backtracking import numba_kernel
 from puzzles.base import Puzzle
 from puzzles.default_set import default_puzzle_files
 from puzzles.loader import load_puzzles, puzzle_paths
@@ -52,11 +50,6 @@ class WorkersFailed(RuntimeError):
         self.ran = ran
 
 
-def reports_root() -> Path:
-    """Reports go under the current directory, wherever the package is installed."""
-    return Path.cwd() / "reports"
-
-
 @dataclass
 class Plan:
     """A validated run: what to compute, where, and the workers already starting."""
@@ -66,18 +59,17 @@ class Plan:
     identities: dict
     baseline: str | None
     executor: Executor
-    out: Path
+    run: RunFolder               # the output folder: made, locked, its store open
     workers: int
-    resume: bool = False
-    objects: dict = field(default_factory=dict)
     started: float = field(default_factory=time.perf_counter)
     records: list = field(default_factory=list)
     skipped: list = field(default_factory=list)
     inputs: dict = field(default_factory=dict)     # fingerprint of each input, pre-sample
     tasks: list = field(default_factory=list)
-    folder: Path | None = None
-    timing: dict = field(default_factory=dict)
-    lock: FolderLock | None = None     # held from the folder's preparation to the run's end
+
+    @property
+    def folder(self) -> Path:
+        return self.run.path
 
 
 def make_plan(given: dict, *, out: str | Path | None = None, resume: bool = False,
@@ -92,9 +84,19 @@ def make_plan(given: dict, *, out: str | Path | None = None, resume: bool = Fals
     if workers is not None:
         workers = check_setting("workers", workers)
     folder, settings, stored = _output_and_settings(given, out, resume)
+    try:
+        return _planned(folder, settings, stored, resume, workers, baseline, objects, executor)
+    except BaseException:
+        folder.close()             # a plan that is not made holds no connection, no lock
+        raise
+
+
+def _planned(folder: RunFolder, settings: dict, stored: bool, resume: bool,
+             workers: int | None, baseline: str | None, objects: Iterable[Puzzle],
+             executor: Executor | None) -> Plan:
     labels, identities = engine_labels(settings["engines"])
     chosen = _baseline(baseline, labels)
-    check_out(folder, resume)
+    check_out(folder.path, resume)
     formulations = split(settings["formulations"])
     if settings["memory_limit"] and not sys.platform.startswith("linux"):
         raise SettingsError("--memory-limit needs Linux (it reads /proc and sets RLIMIT_AS)")
@@ -110,38 +112,27 @@ def make_plan(given: dict, *, out: str | Path | None = None, resume: bool = Fals
     count, note = worker_count(workers, len(tasks), settings["memory_limit"])
     if note:
         print(f"note: {note}", file=sys.stderr)
-    local = getattr(executor, "local_workers", None)    # a Dask cluster started here
-    if local:
+    local = executor.local_workers if executor is not None else None
+    if local:                    # a cluster started here: capped as --workers is
         executor.local_workers, local_note = worker_count(
             local, len(tasks), settings["memory_limit"], asked_as=f"--cluster local:{local}")
         if local_note and not note:
             print(f"note: {local_note}", file=sys.stderr)
-    prepared, lock = _prepare(folder, resume)
-    try:
-        return _started(Plan(settings, stored, labels, identities, chosen, executor, prepared,
-                             count, resume, objects, records=records, skipped=skipped,
-                             inputs=inputs, tasks=tasks, folder=prepared, lock=lock),
-                        formulations)
-    except BaseException:
-        lock.release()
-        raise
-
-
-def _started(plan: Plan, formulations: list[str] | None) -> Plan:
-    """The plan with its executor made and bound, and its workers starting."""
-    settings, executor, count = plan.settings, plan.executor, plan.workers
+    folder.prepare(resume)
     if executor is None:
-        executor = plan.executor = LocalExecutor(
-            count, plan.labels, settings["mode"], settings["limit"],
-            formulations or ("alldiff",), memory_limit=settings["memory_limit"])
-    executor.bind(plan.labels, settings["mode"], settings["limit"], formulations or ("alldiff",),
+        executor = LocalExecutor(count, labels, settings["mode"], settings["limit"],
+                                 formulations or ("alldiff",),
+                                 memory_limit=settings["memory_limit"])
+    executor.bind(labels, settings["mode"], settings["limit"], formulations or ("alldiff",),
                   memory_limit=settings["memory_limit"])
+    plan = Plan(settings, stored, labels, identities, chosen, executor, folder, count,
+                records=records, skipped=skipped, inputs=inputs, tasks=tasks)
     try:
         executor.start()             # workers warm up while the store is read
     except BaseException:
         executor.close()
-        if not plan.resume:
-            _discard(plan.folder)
+        if not resume:
+            folder.discard()
         raise
     plan.workers = executor.workers or count
     return plan
@@ -182,13 +173,11 @@ def available_mb() -> float | None:
 
 def run_plan(plan: Plan, command: str, progress: bool = False, announce: bool = False) -> dict:
     """Run the missing tasks; every finished result is in the store at once."""
-    try:
-        timing = _run_stored(plan, command, progress, announce)
-    finally:
-        plan.executor.close()       # also when the store or the user stopped the run
-        if plan.lock is not None:
-            plan.lock.release()
-    plan.timing = timing
+    with plan.run:                  # every result committed, the folder let go at the end
+        try:
+            timing = _run_stored(plan, command, progress, announce)
+        finally:
+            plan.executor.close()   # also when the store or the user stopped the run
     failed = plan.executor.gave_up
     if failed:
         raise WorkersFailed(failed, timing["results"])
@@ -196,64 +185,49 @@ def run_plan(plan: Plan, command: str, progress: bool = False, announce: bool = 
 
 
 def _run_stored(plan: Plan, command: str, progress: bool, announce: bool) -> dict:
-    with Store(plan.folder) as store:
-        if not plan.stored:
-            store.set_meta("config", _config(plan, command))
-            store.set_meta("inputs", plan.inputs)
-        store.set_meta("skipped", plan.skipped)     # lines added since may be bad ones
-        store.set_meta("planned", dict(Counter(t.engine for t in plan.tasks)))
-        store.add_puzzles([puzzle_row(r) for r in plan.records])
-        todo = [t for t in plan.tasks if t.key not in store.done_keys()]
-        plan.executor.fit(len(todo))           # resuming: perhaps a few tasks left
-        if announce:
-            _announce(plan, todo)
-        sessions = store.meta("environment", [])
-        session = environment.at_start(dict(plan.identities.values()), full_command(command))
-        store.set_meta("environment", sessions + [session])
-        interrupted = True
-        try:
-            timing = execute(todo, {r.puzzle_id: r for r in plan.records}, plan.executor,
-                             store, plan.identities, progress, plan.started)
-            interrupted = False
-        finally:
-            store.set_meta("environment", sessions + [environment.at_end(session, interrupted)])
-        timing["workers"] = min(plan.workers, max(1, len(todo)))
-        store.set_meta("runs", store.meta("runs", []) + [timing])
+    store = plan.run.store
+    if not plan.stored:
+        store.set_meta("config", _config(plan, command))
+        store.set_meta("inputs", plan.inputs)
+    store.set_meta("skipped", plan.skipped)     # lines added since may be bad ones
+    store.set_meta("planned", dict(Counter(t.engine for t in plan.tasks)))
+    store.add_puzzles([puzzle_row(r) for r in plan.records])
+    todo = [t for t in plan.tasks if t.key not in store.done_keys()]
+    plan.executor.fit(len(todo))           # resuming: perhaps a few tasks left
+    if announce:
+        _announce(plan, todo)
+    sessions = store.meta("environment", [])
+    session = environment.at_start(dict(plan.identities.values()), full_command(command))
+    store.set_meta("environment", sessions + [session])
+    interrupted = True
+    try:
+        timing = execute(todo, {r.puzzle_id: r for r in plan.records}, plan.executor,
+                         store, plan.identities, progress, plan.started)
+        interrupted = False
+    finally:
+        store.set_meta("environment", sessions + [environment.at_end(session, interrupted)])
+    timing["workers"] = min(plan.workers, max(1, len(todo)))
+    store.set_meta("runs", store.meta("runs", []) + [timing])
     return timing
 
 
 # ----- settings and output folder ---------------------------------------------------
-def _output_and_settings(given: dict, out, resume: bool) -> tuple[Path, dict, bool]:
+def _output_and_settings(given: dict, out, resume: bool) -> tuple[RunFolder, dict, bool]:
     """The output folder and the run settings (from the store when resuming)."""
     given = {k: v for k, v in given.items() if k in RUN_SETTINGS and v is not None}
-    if resume:
-        folder = Path(out) if out else default_out(resume)
-        if not Store.exists(folder):
-            raise SettingsError(f"--resume: {folder} holds no run to continue")
-        with Store(folder) as store:
-            config = store.meta("config")
-        if not config or "settings" not in config:
-            raise SettingsError(f"--resume: {folder} holds no run to continue (its results "
-                                "file has no saved settings)")
-        saved = config["settings"]
-        clash = [k for k, v in given.items() if k in saved and _norm(v) != _norm(saved[k])]
-        if clash:
-            raise SettingsError(f"--resume: {', '.join('--' + k for k in clash)} differ from "
-                                f"the run in {folder}; drop them or use another --out")
-        return folder, {**RUN_SETTINGS, **saved}, True
-    folder = Path(out) if out else default_out(resume)
-    return folder, {**RUN_SETTINGS, **given}, False
+    if not resume:
+        return RunFolder.new(out), {**RUN_SETTINGS, **given}, False
+    folder = RunFolder.resumed(out)
+    saved = folder.settings
+    clash = [k for k, v in given.items() if k in saved and _norm(v) != _norm(saved[k])]
+    if clash:
+        folder.close()
+        raise SettingsError(f"--resume: {', '.join('--' + k for k in clash)} differ from "
+                            f"the run in {folder.path}; drop them or use another --out")
+    return folder, {**RUN_SETTINGS, **saved}, True
 
 
-def default_out(resume: bool) -> Path:
-    """The command line's output folder when none is named: ``reports/<date-time>``,
-    or the last run's (``reports/latest``) to resume."""
-    if resume:
-        return reports_root() / "latest"
-    return reports_root() / datetime.now().strftime("%Y%m%d-%H%M%S")
-
-
-def _check_unchanged(folder: Path, records: list[PuzzleRecord], inputs: dict,
+def _check_unchanged(run: RunFolder, records: list[PuzzleRecord], inputs: dict,
                      sample: int | None) -> None:
     """A resumed run refuses inputs whose puzzles differ from those its results answer.
 
@@ -263,9 +237,7 @@ def _check_unchanged(folder: Path, records: list[PuzzleRecord], inputs: dict,
     draw other puzzles, and the store would hold two draws.
     """
     restore = ("restore the input, or start a new run with another --out")
-    with Store(folder) as store:
-        stored = store.puzzles()
-        before_inputs = store.meta("inputs")
+    folder, stored, before_inputs = run.path, run.puzzles, run.meta("inputs")
     if sample and before_inputs:
         moved = [origin for origin, print_ in inputs.items()
                  if origin in before_inputs and before_inputs[origin] != print_]
@@ -296,67 +268,6 @@ def _norm(value):
     return list(value) if isinstance(value, tuple) else value
 
 
-def check_out(out: Path, resume: bool) -> None:
-    """An output folder a run may write: new, empty, or (resuming) its own."""
-    if out.exists() and not out.is_dir():
-        raise SettingsError(f"--out {out}: exists and is not a folder")
-    if out.is_dir() and any(out.iterdir()) and not resume:
-        raise SettingsError(f"--out {out}: folder is not empty (use --resume to continue "
-                            "a run there, or choose another folder)")
-
-
-def _prepare(out: Path, resume: bool) -> tuple[Path, FolderLock]:
-    """The folder made and locked for this run alone (``FolderBusy`` if another writes it)."""
-    check_out(out, resume)          # again: time has passed since the first check
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        lock = FolderLock(out).acquire()
-    except OSError as exc:
-        if exc.errno in STORAGE_ERRNOS:
-            raise storage_fault(out, exc) from None
-        raise SettingsError(f"--out {out}: cannot create folder ({exc.strerror})") from None
-    try:
-        Store(out).close()          # a folder that cannot take the results fails here, early
-    except BaseException:
-        lock.release()
-        raise
-    root = reports_root()
-    if out.parent.resolve() == root.resolve() and out.name != "latest":
-        _link_latest(root, out)
-    return out, lock
-
-
-def _discard(out: Path) -> None:
-    """Remove a folder this run made and filled with nothing but an empty store, so a
-    run that could not start (no cluster, no engine) leaves no trace behind."""
-    try:
-        with Store(out) as store:
-            if store.count():
-                return
-        for path in out.iterdir():
-            if not path.name.startswith("results.sqlite") and path.name != LOCK_NAME:
-                return
-        for path in out.iterdir():
-            path.unlink()
-        out.rmdir()
-        latest = reports_root() / "latest"
-        if latest.is_symlink() and not latest.exists():
-            latest.unlink()
-    except (OSError, StoreError):
-        pass
-
-
-def _link_latest(root: Path, out: Path) -> None:
-    latest = root / "latest"
-    try:
-        if latest.is_symlink():
-            latest.unlink()
-        if not latest.exists():
-            latest.symlink_to(out.name)
-    except OSError:
-        pass
-
-
 # ----- engines --------------------------------------------------------------------------
 def split(text: str | None) -> list[str] | None:
     return [p.strip() for p in text.split(",") if p.strip()] if text else None
@@ -373,29 +284,13 @@ def split_engines(text: str) -> list[str]:
     return specs
 
 
-def default_engine_specs() -> list[str]:
-    """Every installed engine; the backtracker as its seed and fast variants, and the
-    fast one compiled too where numba is installed."""
-    specs = []
-    for name, info in engines.installed().items():
-        if not info["available"] or not engines.engine_class(name).in_default_set:
-            continue
-        if name == "backtracking":
-            specs += ["backtracking:variant=seed", "backtracking"]
-            if numba_kernel.available():
-                specs.append("backtracking:kernel=numba")
-        else:
-            specs.append(name)
-    return specs
-
-
 def engine_labels(listed: str | list[str] | None) -> tuple[list[str], dict]:
     """Canonical labels of the engines, validated here so a typo costs nothing."""
     if isinstance(listed, str):
         if not split(listed):
             raise SettingsError(f"--engines {listed!r}: no engine named")
         listed = split_engines(listed)
-    specs = listed or default_engine_specs()
+    specs = listed or engines.default_specs()
     labels, identities = [], {}
     for spec in specs:
         try:

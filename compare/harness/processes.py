@@ -27,7 +27,7 @@ from multiprocessing import forkserver
 from multiprocessing.connection import wait
 
 import engines
-from engines.base import describe
+from engines import describe
 
 PARENT_ENV = "CSP_COMPARE_HARNESS_PID"   # set while the harness starts a process
 PR_SET_PDEATHSIG = 1
@@ -136,9 +136,9 @@ def apart_from_terminal() -> None:
     """Leave the terminal's process group, so Ctrl-C reaches the harness alone.
 
     The terminal sends SIGINT to its whole foreground group. Solver libraries
-    take it in a worker whatever the worker asked for (Exact raises "Program
-    interrupted by user", CP-SAT and Z3 stop their search and answer
-    "unknown"), and the harness would then store an error or a timeout for a
+    take it in a worker whatever the worker asked for (one raises "Program
+    interrupted by user", others stop their search and answer "unknown"),
+    and the harness would then store an error or a timeout for a
     task the user interrupted. Out of the group, a worker hears of Ctrl-C only
     through the harness, which stops it and stores nothing for its task.
     """

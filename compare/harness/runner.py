@@ -17,8 +17,7 @@ from compare.harness.executor import Executor
 from compare.harness.store import Store
 from compare.harness.tasks import PuzzleRecord, Task
 from compare.judge.checker import verify
-from engines import Result, Status
-from engines.base import ANSWERED
+from engines import ANSWERED, Result, Status
 
 SHOUT_AT_MOST = 10     # wrong answers shouted while running; the report lists all
 STATS_MAX_CHARS = 16_384   # engine statistics kept per task, as JSON text

@@ -84,10 +84,12 @@ def atomic_write(path: Path | str, write: Callable[[Path], object]) -> None:
 
 
 class Store:
-    def __init__(self, folder: Path | str):
+    def __init__(self, folder: Path | str, threads: bool = False):
+        """``threads``: the connection may be used from another thread than the one that
+        opened it (its owner serialises the use, as ``RunFolder`` does)."""
         self.path = Path(folder) / DB_NAME
         try:
-            self._open()
+            self._open(threads)
         except sqlite3.OperationalError as exc:
             raise self._fault(exc) from None
         except sqlite3.DatabaseError as exc:
@@ -113,9 +115,9 @@ class Store:
                 pass
             raise self._fault(exc) from None
 
-    def _open(self) -> None:
+    def _open(self, threads: bool) -> None:
         existed = self.path.exists() and self.path.stat().st_size > 0
-        self.db = sqlite3.connect(self.path)
+        self.db = sqlite3.connect(self.path, check_same_thread=not threads)
         if existed:
             self._check_intact()
         self.db.execute("PRAGMA journal_mode=WAL")

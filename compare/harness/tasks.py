@@ -21,7 +21,7 @@ class Task:
     tid: int
     puzzle_id: str
     formulation: str
-    engine: str          # the engine's canonical label, e.g. backtracking:variant=seed
+    engine: str          # the engine's canonical label: name and non-default options
     mode: str
     limit: int
     timeout: float

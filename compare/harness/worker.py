@@ -63,8 +63,7 @@ from compare.harness.processes import (
     end_leftovers,
 )
 from compare.harness.tasks import Task
-from engines import Result, Status
-from engines.base import describe
+from engines import Result, Status, describe
 from puzzles.generator import warmup_puzzles
 
 WARMUP_TIMEOUT_S = 5.0    # a warm-up solve is a nearly full grid: this is generous
@@ -88,7 +87,7 @@ class Meter:
     """CPU time and peak resident memory of one solve, in the process that runs it.
 
     CPU is ``getrusage(RUSAGE_SELF)`` user + system time, every thread of the
-    process included (CP-SAT's search workers count). Peak memory is the
+    process included (an engine's own search threads count). Peak memory is the
     kernel's high-water mark of resident memory (``VmHWM``, which is also what
     ``ru_maxrss`` reports); on Linux writing ``5`` to ``/proc/self/clear_refs``
     resets it to the current size, so each task's figure is its own peak.
@@ -154,9 +153,9 @@ def address_space_cap(limit_mb: float | None):
     outside (``executor``) every few milliseconds. This cap is the backstop
     for an allocation too fast for that watch: one that asks for more than
     twice the limit at once fails at once with ``MemoryError`` (memout).
-    It counts from the process's current virtual size, because OR-Tools and
-    numba reserve far more address space than they touch (a warmed worker
-    with ``cpsat:workers=8`` has 1 GB virtual against 150 MB resident):
+    It counts from the process's current virtual size, because solver libraries
+    and JIT compilers reserve far more address space than they touch (a warmed
+    worker with an eight-thread solver has 1 GB virtual against 150 MB resident):
     capping virtual memory outright would fail them for nothing.
     """
     if not limit_mb or not hasattr(resource, "RLIMIT_AS"):

@@ -22,7 +22,7 @@ from typing import Sequence
 
 from compare.judge.rulebook import rules_for, whole_numbers
 from compare.judge.rules import BUILTIN  # noqa: F401  (registers the built-in judges)
-from engines.base import ANSWERED, Status
+from engines import ANSWERED, Status
 from puzzles.model import AllDifferent, Linear, NotEqualOffset, Table
 
 NO_ANSWER = tuple(str(s) for s in Status if s not in ANSWERED)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from compare.judge.rulebook import rules_for
 from compare.judge.rules import BUILTIN  # noqa: F401  (registers the built-in judges)
-from engines.base import ANSWERED_WORDS
+from engines import ANSWERED_WORDS
 
 FAILED = ("error", "crashed", "memout")
 

@@ -146,7 +146,7 @@ def scatters(tasks: pd.DataFrame, baseline: str | None,
     base = timed[(timed["engine"] == baseline) & (timed["formulation"] == reference)]
     if base.empty:
         return {}
-    by = plots._categories(timed)
+    by = plots.categories(timed)
     colour = {} if by is None else {v: to_hex(plots.COLOURS[i % len(plots.COLOURS)])
                                     for i, v in enumerate(by[1])}
     shown = summary.baseline_label(tasks, baseline)

@@ -17,7 +17,7 @@ import pandas as pd
 
 from compare.harness.executor import KILLED_WARMING_UP
 from compare.reporting.summary import duration, per_task
-from engines.base import ANSWERED_WORDS
+from engines import ANSWERED_WORDS
 
 FAILED_WORDS = ("error", "crashed", "memout")
 # Verdict words, worst first; the line opens with the worst that applies.

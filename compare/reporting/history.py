@@ -37,9 +37,9 @@ from matplotlib.colors import to_hex
 from scipy import stats
 
 from compare.harness.environment import commit
+from compare.harness.folder import RunFolder
 from compare.harness.store import atomic_write
 from compare.reporting import page, paired, plots, summary
-from compare.reporting.report import Inputs
 from compare.reporting.runs import TASK, compatibility, run_identity
 
 ALL = "all"                 # the source of the rows over every source
@@ -135,9 +135,14 @@ def machine_of(record: dict) -> str:
     return ", ".join(p for p in parts if p)
 
 
-def read_run(folder: Path | str) -> RunInfo:
-    folder = Path(folder)
-    data = Inputs.read(folder)
+def read_run(folder: Path | str | RunFolder) -> RunInfo:
+    data = folder if isinstance(folder, RunFolder) else RunFolder(folder)
+    with data:                  # read once; the connection is not kept
+        return _run_info(data)
+
+
+def _run_info(data: RunFolder) -> RunInfo:
+    folder = data.path
     session = data.sessions[-1] if data.sessions else {}
     found = {"commit": session.get("commit"), "committed": session.get("committed")}
     code = str(session.get("code", ""))
@@ -146,12 +151,12 @@ def read_run(folder: Path | str) -> RunInfo:
     started = session.get("started") or data.config.get("started") or ""
     if code.startswith("git ") and not found.get("commit"):
         found["commit"] = code.split()[1]
-    tasks = data.tasks() if len(data.frame) else data.frame
+    tasks = data.tasks if len(data.results) else data.results
     texts = {pid: p.get("text") for pid, p in data.puzzles.items()}
     return RunInfo(folder, folder.name, found.get("commit") or "", found.get("committed") or "",
                    str(started), machine_of(session) if session else
                    str(data.config.get("machine", "unknown")), tasks, texts,
-                   data.config.get("baseline"), {**run_identity(folder), "engines": []})
+                   data.config.get("baseline"), {**run_identity(data), "engines": []})
 
 
 def in_commit_order(runs: list[RunInfo]) -> list[RunInfo]:
@@ -160,7 +165,7 @@ def in_commit_order(runs: list[RunInfo]) -> list[RunInfo]:
 
 
 # ----- the series ----------------------------------------------------------------------
-def history(folders: list[Path | str], baseline: str | None = None,
+def history(folders: list[Path | str | RunFolder], baseline: str | None = None,
             shift_s: float = paired.DEFAULT_SHIFT_S) -> History:
     runs = in_commit_order([read_run(f) for f in folders])
     names = [r.name for r in runs]

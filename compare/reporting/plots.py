@@ -106,7 +106,7 @@ def cactus(tasks: pd.DataFrame, path: Path, engines: list[str] | None = None) ->
                    "Cactus plot: instances solved within a time")
 
 
-def _categories(tasks: pd.DataFrame) -> tuple[str, list] | None:
+def categories(tasks: pd.DataFrame) -> tuple[str, list] | None:
     """What the scatter colours by: source when there are several, else size."""
     for column in ("source", "size"):
         values = list(tasks[column].dropna().unique())
@@ -136,7 +136,7 @@ def scatter(tasks: pd.DataFrame, baseline: str | None, path: Path,
             panels.append((style["label"], pair))
     if base.empty or not panels:
         return None
-    by = _categories(timed)
+    by = categories(timed)
     colour = {} if by is None else {v: COLOURS[i % len(COLOURS)] for i, v in enumerate(by[1])}
     cols = min(3, len(panels))
     rows = -(-len(panels) // cols)

@@ -20,7 +20,8 @@ from pathlib import Path
 import pandas as pd
 
 from compare.harness.environment import describe
-from compare.harness.store import COLUMNS, Store, atomic_write
+from compare.harness.folder import RunFolder
+from compare.harness.store import COLUMNS, atomic_write
 from compare.judge.verdict import failures, findings, model_only
 from compare.reporting import page, paired, plots, summary
 from compare.reporting.headline import Verdict, verdict_of
@@ -45,48 +46,21 @@ class Report:
         return not self.problems
 
 
-@dataclass
-class Inputs:
-    """Everything a report is built from, read from the store at once."""
-    frame: pd.DataFrame
-    puzzles: dict
-    config: dict
-    skipped: list
-    runs: list
-    sessions: list
-    planned: dict
-
-    @classmethod
-    def read(cls, folder: Path) -> Inputs:
-        with Store(folder) as store:
-            return cls(store.frame(), store.puzzles(), store.meta("config", {}),
-                       store.meta("skipped", []), store.meta("runs", []),
-                       store.meta("environment", []), store.meta("planned", {}))
-
-    def shortfall(self) -> dict[str, tuple[int, int]]:
-        """Engines with fewer stored results than planned: engine -> (done, planned)."""
-        done = self.frame.groupby("engine").size()
-        return {engine: (int(done.get(engine, 0)), int(n))
-                for engine, n in self.planned.items() if done.get(engine, 0) < n}
-
-    def tasks(self) -> pd.DataFrame:
-        """Per-task rows over the puzzle runs every engine finished."""
-        return summary.per_task(summary.common_runs(self.frame, self.config.get("repeat"),
-                                                    len(self.config.get("engines_run", []))))
-
-
-def build_report(folder: Path | str, baseline: str | None = None, quiet: bool = False,
-                 shift_s: float = paired.DEFAULT_SHIFT_S) -> Report:
-    """Write every report file and print the summary."""
-    folder = Path(folder)
-    data = Inputs.read(folder)
-    frame = data.frame
+def build_report(folder: Path | str | RunFolder, baseline: str | None = None,
+                 quiet: bool = False, shift_s: float = paired.DEFAULT_SHIFT_S) -> Report:
+    """Write every report file and print the summary (from a folder, or a ``RunFolder``
+    already read)."""
+    if not isinstance(folder, RunFolder):
+        with RunFolder(folder) as run:
+            return build_report(run, baseline, quiet, shift_s)
+    data, folder = folder, folder.path
+    frame = data.results
     if frame.empty:
         print(f"{folder}: no results yet", file=sys.stderr)
         return Report(folder, empty=True)
     report = Report(folder, findings(frame, data.puzzles, data.config.get("plugin_env")),
                     failures(frame), data.shortfall(), model_only(frame["kind"].dropna()))
-    tasks = data.tasks()
+    tasks = data.tasks
     report.verdict = verdict_of(frame, wrong=len(report.problems), planned=data.planned,
                                 compared=len(tasks), runs=data.runs)
     base = summary.choose_baseline(tasks, baseline or data.config.get("baseline")) if len(
@@ -138,7 +112,7 @@ def _plots(tasks, base, folder: Path, engines: list[str], shift_s: float) -> lis
     return [p for p in made if p]
 
 
-def _page(data: Inputs, report: Report, tables, tasks, base, order, pictures,
+def _page(data: RunFolder, report: Report, tables, tasks, base, order, pictures,
           shift_s: float) -> page.PageInputs:
     """The first line of the page tells the whole truth: the report's verdict line."""
     tone = {"WRONG": "bad", "OK": "ok"}.get(report.verdict.word, "warn")
@@ -149,7 +123,7 @@ def _page(data: Inputs, report: Report, tables, tasks, base, order, pictures,
                 "bootstrap": f"{paired.RESAMPLES} resamples, seed {paired.SEED}"}
     return page.PageInputs(
         title="Engine comparison", verdict=report.verdict.line(), verdict_class=tone,
-        alerts=alert_lines(report, len(tasks)), problems=report.problems, frame=data.frame,
+        alerts=alert_lines(report, len(tasks)), problems=report.problems, frame=data.results,
         tasks=tasks, tables=tables, baseline=base, engines=order["engine"],
         puzzles=data.puzzles, environment=_environment(data), settings=settings,
         shift_s=shift_s, note=" ".join(headline_note(shift_s, "this page")),
@@ -166,10 +140,10 @@ def _export(frame, folder: Path) -> None:
     atomic_write(folder / "results.parquet", lambda tmp: frame.to_parquet(tmp, index=False))
 
 
-def _write_meta(folder: Path, data: Inputs, report: Report, base, shift_s: float) -> None:
+def _write_meta(folder: Path, data: RunFolder, report: Report, base, shift_s: float) -> None:
     """meta.json: the run's settings, environment and completeness, for other tools."""
     meta = {"config": data.config, "environment": data.sessions, "planned": data.planned,
-            "stored": {k: int(v) for k, v in data.frame.groupby("engine").size().items()},
+            "stored": {k: int(v) for k, v in data.results.groupby("engine").size().items()},
             "complete": not report.incomplete, "runs": data.runs, "skipped": data.skipped,
             "plugins": data.sessions[-1].get("plugins", {}) if data.sessions else {},
             "report": {"baseline": base, "shift_s": shift_s, "tie": paired.TIE,
@@ -293,7 +267,7 @@ def count_lines(table: pd.DataFrame) -> list[str]:
 
 
 # ----- summary.md ------------------------------------------------------------------------
-def _markdown(data: Inputs, report: Report, tables, shown: str, pictures, shift_s,
+def _markdown(data: RunFolder, report: Report, tables, shown: str, pictures, shift_s,
               compared: int, order: dict) -> str:
     parts = ["# Engine comparison", ""]
     alerts = alert_lines(report, compared)
@@ -318,7 +292,7 @@ def _markdown(data: Inputs, report: Report, tables, shown: str, pictures, shift_
     if "counts" in tables:
         parts += ["## Counts", "", "`N+`: counting stopped at the limit N.", "",
                   summary.to_markdown(tables["counts"], raw=True), ""]
-    versions = data.frame.drop_duplicates("engine")[["engine", "library", "version"]]
+    versions = data.results.drop_duplicates("engine")[["engine", "library", "version"]]
     parts += ["## Engines", "", summary.to_markdown(versions.reset_index(drop=True)), ""]
     warmup = warmup_table(data.runs)
     if len(warmup):
@@ -342,11 +316,11 @@ def _markdown(data: Inputs, report: Report, tables, shown: str, pictures, shift_
     return "\n".join(parts)
 
 
-def throughput_section(data: Inputs, order: dict) -> list[str]:
+def throughput_section(data: RunFolder, order: dict) -> list[str]:
     """Puzzles per second by the engines' clocks, and the run's own by the wall
     clock: side by side, because a solve of microseconds is a small part of a
     task's round trip through the harness."""
-    table = summary.in_order(summary.throughput_table(data.frame), order)
+    table = summary.in_order(summary.throughput_table(data.results), order)
     if table.empty:
         return []
     lines = ["## Throughput", "", "Puzzles solved per second by the engines' own clocks "
@@ -360,7 +334,7 @@ def throughput_section(data: Inputs, order: dict) -> list[str]:
                          f"any status from the first to the last in "
                          f"{run['last_s'] - run['first_s']:.2f} s on {run['workers']} workers, "
                          "every answer checked as it came"
-                         + ("" if data.frame["engine"].nunique() == 1 else
+                         + ("" if data.results["engine"].nunique() == 1 else
                             " (all engines together: for one engine's own figure, run it "
                             "alone, as `run_compare.py bench benchmarks/throughput.toml` does)"))
     return lines + [""]
@@ -382,7 +356,7 @@ def warmup_table(runs: list[dict]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["engine", "what", "workers", "max per worker", "total"])
 
 
-def _environment(data: Inputs) -> list[str]:
+def _environment(data: RunFolder) -> list[str]:
     """The machine, libraries, code, load and command, per invocation of the run."""
     config, sessions = data.config, data.sessions
     lines = [f"command: `{config.get('command', '?')}`"]

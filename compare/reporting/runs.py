@@ -23,9 +23,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from compare.harness.store import Store
+from compare.harness.folder import RunFolder
 from compare.reporting import paired, summary
-from engines.base import ANSWERED_WORDS
+from engines import ANSWERED_WORDS
 
 TASK = ["puzzle_id", "formulation", "engine", "mode"]
 
@@ -104,25 +104,17 @@ class RunDiff:
         return "\n".join(lines + self.notes)
 
 
-def read_run(folder: Path | str) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
-    """The run's raw rows, its per-task rows (repeats folded) and its puzzles."""
-    with Store(folder) as store:
-        frame, puzzles = store.frame(), store.puzzles()
-    return frame, summary.per_task(frame) if len(frame) else frame, puzzles
-
-
 # What must match for two runs' times to be comparable: setting -> how it is named.
 SAME = {"mode": "mode", "limit": "limit", "timeout": "time limit", "repeat": "repeats",
         "sample": "sample", "seed": "sample seed", "formulations": "formulations",
         "memory_limit": "memory limit", "format": "puzzle format"}
 
 
-def run_identity(folder: Path | str) -> dict:
+def run_identity(run: RunFolder) -> dict:
     """What a run was: its settings, the engines it ran and its plugins' code hashes."""
-    with Store(folder) as store:
-        config, sessions = store.meta("config", {}), store.meta("environment", [])
+    config = run.config
     plugins = {}
-    for session in sessions:
+    for session in run.sessions:
         plugins.update(session.get("plugins") or {})
     return {"settings": config.get("settings", {}), "engines": config.get("engines_run", []),
             "plugins": plugins}
@@ -157,31 +149,37 @@ def _shown(value) -> str:
     return str(value)
 
 
-def compare_runs(a: Path | str, b: Path | str,
+def compare_runs(a: Path | str | RunFolder, b: Path | str | RunFolder,
                  shift_s: float = paired.DEFAULT_SHIFT_S) -> RunDiff:
     """Run B against run A, engine by engine, on the tasks both finished."""
-    raw_a, tasks_a, puzzles_a = read_run(a)
-    raw_b, tasks_b, puzzles_b = read_run(b)
-    empty = [f"{name} ({folder})" for name, folder, raw in (("A", a, raw_a), ("B", b, raw_b))
-             if raw.empty]
-    if empty:     # an interrupted run may have stored nothing yet: nothing to pair
-        nothing = pd.DataFrame(columns=["engine", "tasks", "ratio", "ci_low", "ci_high",
-                                        "median_ratio", "wins", "ties", "losses", "verdict"])
-        return RunDiff(Path(a), Path(b), nothing, pd.DataFrame(), shift_s,
-                       empty=f"{' and '.join(empty)} stored no result yet (interrupted "
-                             "early?): nothing to compare")
+    run_a = a if isinstance(a, RunFolder) else RunFolder(a)
+    run_b = b if isinstance(b, RunFolder) else RunFolder(b)
+    with run_a, run_b:
+        empty = [f"{name} ({run.path})" for name, run in (("A", run_a), ("B", run_b))
+                 if run.results.empty]
+        if empty:     # an interrupted run may have stored nothing yet: nothing to pair
+            nothing = pd.DataFrame(columns=["engine", "tasks", "ratio", "ci_low", "ci_high",
+                                            "median_ratio", "wins", "ties", "losses",
+                                            "verdict"])
+            return RunDiff(run_a.path, run_b.path, nothing, pd.DataFrame(), shift_s,
+                           empty=f"{' and '.join(empty)} stored no result yet (interrupted "
+                                 "early?): nothing to compare")
+        tasks_a, tasks_b = run_a.tasks, run_b.tasks
+        puzzles_a, puzzles_b = run_a.puzzles, run_b.puzzles
+        engines_a, engines_b = set(run_a.results["engine"]), set(run_b.results["engine"])
+        identity_a, identity_b = run_identity(run_a), run_identity(run_b)
     notes = []
     other = {pid for pid in set(puzzles_a) & set(puzzles_b)
              if puzzles_a[pid].get("text") != puzzles_b[pid].get("text")}
     if other:
         notes.append(f"left out: {len(other)} puzzle id(s) name different puzzles in A and B "
                      f"(e.g. {sorted(other)[0]})")
-    only = sorted(set(raw_a["engine"]) ^ set(raw_b["engine"]))
+    only = sorted(engines_a ^ engines_b)
     if only:
         notes.append("engines in one run only (not compared): " + ", ".join(only))
-    return RunDiff(Path(a), Path(b), _engines(tasks_a, tasks_b, other, shift_s),
+    return RunDiff(run_a.path, run_b.path, _engines(tasks_a, tasks_b, other, shift_s),
                    _changed(tasks_a, tasks_b, other), shift_s, ["", *notes] if notes else [],
-                   compatibility(run_identity(a), run_identity(b)))
+                   compatibility(identity_a, identity_b))
 
 
 def _engines(tasks_a, tasks_b, other: set, shift_s: float) -> pd.DataFrame:

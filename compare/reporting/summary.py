@@ -12,8 +12,11 @@ import re
 import pandas as pd
 from tabulate import tabulate
 
+import engines
+
+# the task set is defined with the run folder; the tables here are built on it
+from compare.harness.folder import PAIR_KEYS, TASK_KEYS, common_runs, per_task  # noqa: F401
 from compare.reporting import paired
-from engines.base import ANSWERED_WORDS
 
 DEFINITIONS = """\
 * solved: answered (a solution, or unsatisfiable) and not rejected by the
@@ -28,7 +31,8 @@ DEFINITIONS = """\
   time when solved, else its PAR2 value; shift {shift}; below 1 is faster;
 * ``95% CI``: a bootstrap interval of that ratio (scipy.stats.bootstrap, BCa,
   {resamples} resamples of the puzzles with both engines' times kept
-  together, seed {seed});
+  together, seed {seed}; from 5,000 puzzles on, the normal interval of the
+  mean log ratio, which the bootstrap's matches there);
 * ``median ratio``: the median of the same per-puzzle ratios;
 * ``W/T/L``: puzzles where the engine is faster than the baseline by more
   than {tie}, within {tie} either way (tie), slower by more;
@@ -46,8 +50,6 @@ DEFINITIONS = """\
   a task's K times divided by its median time.
 """
 
-TASK_KEYS = ["puzzle_id", "source", "formulation", "engine", "mode"]
-PAIR_KEYS = ["puzzle_id", "formulation", "mode"]     # one puzzle run, engine aside
 VIRTUAL_BEST = "virtual best"
 LABEL_WIDTH = 28     # longer engine labels are cut in the console table
 
@@ -63,61 +65,17 @@ def family(puzzle_id: str) -> str:
     return str(puzzle_id).split(":", 1)[0].split("-", 1)[0]
 
 
-def per_task(frame: pd.DataFrame) -> pd.DataFrame:
-    """One row per task, repeats folded into medians (and their spread, ``iqr_s``)."""
-    frame = frame.assign(wrong=frame["verified"].eq(False).fillna(False).astype(bool))
-    if frame["repeat"].nunique() <= 1:
-        return _mark_solved(frame.copy())
-    grouped = frame.groupby(TASK_KEYS, sort=False)
-    folded = grouped.agg(kind=("kind", "first"), size=("size", "first"),
-                         clues=("clues", "first"), limit=("limit", "first"),
-                         timeout=("timeout", "first"), build_s=("build_s", "median"),
-                         solve_s=("solve_s", "median"), total_s=("total_s", "median"),
-                         iqr_s=("total_s", lambda s: s.quantile(0.75) - s.quantile(0.25)),
-                         nodes=("nodes", "median"), count=("count", "first"),
-                         cpu_s=("cpu_s", "median"), peak_rss_mb=("peak_rss_mb", "max"),
-                         wrong=("wrong", "any"), repeats=("repeat", "size"),
-                         status=("status", fold_status))
-    return _mark_solved(folded.reset_index())
-
-
-def fold_status(statuses: pd.Series) -> str:
-    """A task's status over its repeats: the most common one, but answered only when
-    every repeat answered. A repeat that timed out or failed (a worker killed while
-    compiling, say) is a fact about the task that the majority must not outvote."""
-    unanswered = statuses[~statuses.isin(ANSWERED_WORDS)]
-    return (unanswered if len(unanswered) else statuses).mode().iloc[0]
-
-
-def _mark_solved(tasks: pd.DataFrame) -> pd.DataFrame:
-    tasks["solved"] = tasks["status"].isin(ANSWERED_WORDS) & ~tasks["wrong"]
-    tasks["attempted"] = tasks["status"] != "unsupported"
-    tasks["par2_s"] = tasks["total_s"].where(tasks["solved"], 2 * tasks["timeout"])
-    return tasks
-
-
-def common_runs(frame: pd.DataFrame, repeat: int | None = None,
-                engines: int | None = None) -> pd.DataFrame:
-    """Only the puzzle runs every engine finished (all repeats), so engines are
-    compared on the same tasks even when a run was cut short. ``engines``: how
-    many the run planned (default: those with any stored result)."""
-    engines = max(engines or 0, frame["engine"].nunique())
-    repeat = repeat or int(frame["repeat"].max() + 1 if len(frame) else 1)
-    rows = frame.groupby(PAIR_KEYS, sort=False)["engine"].transform("size")
-    return frame[rows == engines * repeat]
-
-
 def choose_baseline(tasks: pd.DataFrame, wanted: str | None = None) -> str | None:
-    """The requested engine, else the backtracker variant with the best PAR2."""
-    engines = list(dict.fromkeys(tasks["engine"]))
+    """The requested engine, else the best by PAR2 among the engines that ask to be
+    the baseline (``engines.baseline_preferred``), else the best of all."""
     if wanted:
-        return wanted if wanted in engines else None
+        return wanted if wanted in set(tasks["engine"]) else None
     rated = tasks[tasks["attempted"]].groupby("engine")["par2_s"].mean()
     rated = rated.drop(VIRTUAL_BEST, errors="ignore")
     if rated.empty:
         return None
-    backtrackers = rated[[e.startswith("backtracking") for e in rated.index]]
-    return (backtrackers if not backtrackers.empty else rated).idxmin()
+    preferred = rated[[engines.baseline_preferred(e) for e in rated.index]]
+    return (preferred if not preferred.empty else rated).idxmin()
 
 
 def with_virtual_best(tasks: pd.DataFrame) -> pd.DataFrame:

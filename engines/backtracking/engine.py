@@ -43,6 +43,12 @@ class BacktrackingEngine(Engine):
     constraint_kinds = frozenset({AllDifferent, Linear, NotEqualOffset, Table})
     option_defaults = {"variant": "fast", "kernel": "python"}
     option_choices = {"variant": VARIANTS, "kernel": KERNELS}
+    baseline_preferred = True          # the engine under study: the others are measured on it
+
+    @classmethod
+    def default_variants(cls) -> list[str]:
+        """Both variants, and the fast one compiled too where numba is installed."""
+        return ["variant=seed", ""] + (["kernel=numba"] if numba_kernel.available() else [])
 
     def unsupported_reason(self, model: Model, mode: str) -> str | None:
         if self.options["kernel"] == "numba" and not numba_kernel.available():
