@@ -516,8 +516,11 @@ class _Builder:
                 if j in self.values(x) and i in self.values(y):
                     flags[i, j] = self.aux("channel", (0, 1))
         for side, index in ((first, 0), (second, 1)):
+            groups: list[list] = [[] for _ in side]
+            for pair, b in flags.items():
+                groups[pair[index]].append((pair, b))
             for k, term in enumerate(side):
-                mine = [(pair, b) for pair, b in flags.items() if pair[index] == k]
+                mine = groups[k]
                 self.linear({b: 1 for _, b in mine}, 0, "eq", 1)
                 found, const = _linear(term)
                 weights = {b: pair[1 - index] for pair, b in mine}
@@ -567,6 +570,11 @@ class _Builder:
         flag = 1                                  # the empty prefix is equal
         for k, (x, y) in enumerate(zip(a, b)):
             last = k == len(a) - 1
+            if len(self.values(x)) * len(self.values(y)) > SMALL_TABLE:
+                flag = self._lex_step_linear(flag, x, y, last and strict)
+                if last:
+                    return
+                continue
             f, u, w = _grid([self.values(flag), self.values(x), self.values(y)])
             g = ((f != 0) & (u == w)).astype(np.int64)
             keep = ~((f != 0) & (u > w))
@@ -585,6 +593,23 @@ class _Builder:
             flag = ("var", g)
         if strict:                                # empty lists: never strictly ordered
             self.constraints.append(Table((0,), ()))
+
+    def _lex_step_linear(self, flag, x, y, strict_end: bool):
+        """One lex step over wide domains without a table: while the prefix is equal
+        (``flag``), ``x <= y`` by a big-M inequality; the next flag is ``flag and x == y``."""
+        diff, const = _linear(("sub", x, y))
+        low, high = self.bounds(diff, const)
+        if isinstance(flag, int):
+            if flag:
+                self.linear(diff, const, "le", 0)
+        elif high > 0:             # flag = 1 -> x - y <= 0;  flag = 0 -> x - y <= high
+            self.linear({**diff, flag[1]: high}, const, "le", high)
+        same = self.expression(("eq", x, y))
+        following = self.expression(("and", flag, same)) if not isinstance(flag, int) \
+            else (same if flag else 0)
+        if strict_end:
+            self.linear(*_linear(following), "eq", 0)
+        return following
 
     def form_precedence(self, terms, values, covered) -> None:
         if values is None:
