@@ -43,6 +43,7 @@ import sys
 import tempfile
 import time
 from datetime import datetime
+from pathlib import Path
 
 IMPORTS_FROM = time.perf_counter()   # the compile part's probe times the imports below
 
@@ -54,6 +55,7 @@ from puzzles.sudoku import Sudoku  # noqa: E402
 IMPORTED = time.perf_counter()
 
 from compare.benchmark import DATASETS  # noqa: E402  (pandas and more: not the kernel's cost)
+from compare.reporting.bench import machine_lines  # noqa: E402
 
 ALPHABET = "123456789ABCDEFGHIJKLMNOP"
 NINE = ("royle_17clue_49158", "forum_hardest_1905_11plus")
@@ -333,6 +335,8 @@ def main(argv=None) -> int:
                    help="time limit of the Python seed per puzzle (default 3 s)")
     p.add_argument("--quick", action="store_true", help="smoke test: 50 9x9 puzzles, "
                    "2 s limits, 5 seed puzzles per set")
+    p.add_argument("--publish", metavar="DIR", help="also write the report to "
+                   "DIR/numba_kernel.md (e.g. docs/performance: its current table)")
     p.add_argument("--probe", metavar="GRID", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.probe:
@@ -359,15 +363,23 @@ def main(argv=None) -> int:
     if "compile" in parts:
         targets += part_compile(args, report)
     load = os.getloadavg() if hasattr(os, "getloadavg") else ()
-    print(f"## numba kernel benchmark, {datetime.now():%Y-%m-%d %H:%M}\n")
-    print(f"`python benchmarks/numba_kernel.py {' '.join(argv or sys.argv[1:])}`: "
-          f"Python {platform.python_version()}, numba {nk.numba.__version__}, "
-          f"{platform.machine()}, {os.cpu_count()} cores, load average "
-          f"{', '.join(f'{x:.2f}' for x in load)} at the end; warm-up {sec(warm)}, "
-          f"whole run {time.perf_counter() - started:.0f} s.\n")
+    out = [f"## numba kernel benchmark, {datetime.now():%Y-%m-%d %H:%M}\n",
+           f"`python benchmarks/numba_kernel.py {' '.join(argv or sys.argv[1:])}`: "
+           f"Python {platform.python_version()}, numba {nk.numba.__version__}, "
+           f"{platform.machine()}, {os.cpu_count()} cores, load average "
+           f"{', '.join(f'{x:.2f}' for x in load)} at the end; warm-up {sec(warm)}, "
+           f"whole run {time.perf_counter() - started:.0f} s.\n",
+           "\n".join(f"- {line}" for line in machine_lines({"numba": nk.numba.__version__}))
+           + "\n"]
     if targets:
-        print("### targets\n\n" + table(["target", "measured", "verdict"], targets) + "\n")
-    print("\n\n".join(report))
+        out.append("### targets\n\n" + table(["target", "measured", "verdict"], targets) + "\n")
+    out.append("\n\n".join(report))
+    text = "\n".join(out)
+    print(text)
+    if args.publish:
+        folder = Path(args.publish)
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "numba_kernel.md").write_text(text + "\n", encoding="utf-8")
     return 0
 
 

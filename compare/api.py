@@ -47,7 +47,7 @@ class Comparison:
     """A run's output folder, read back as tables; the store is the truth."""
     folder: Path
     baseline: str | None = None
-    shift_ms: float = 1.0        # the paired ratios' shift (``--shift-ms``)
+    shift_ms: float | None = None   # the paired ratios' shift (``--shift-ms``); None: the run's
 
     @cached_property
     def run(self) -> RunFolder:
@@ -99,21 +99,28 @@ class Comparison:
         return summary.choose_baseline(self.tasks, self.baseline or self.config.get("baseline"))
 
     @property
+    def shift_s(self) -> float:
+        """The paired ratios' shift: ``shift_ms``, else the run's own
+        (a tenth of the baseline's median time, ``summary.run_shift``)."""
+        if self.shift_ms is not None:
+            return self.shift_ms / 1000
+        return summary.run_shift(self.tasks, self.chosen_baseline)
+
+    @property
     def by_engine(self):
-        return summary.engine_table(self.tasks, self.chosen_baseline,
-                                    shift_s=self.shift_ms / 1000)
+        return summary.engine_table(self.tasks, self.chosen_baseline, shift_s=self.shift_s)
 
     @property
     def by_source(self):
         return summary.engine_table(self.tasks, self.chosen_baseline, by=["source"],
-                                    shift_s=self.shift_ms / 1000)
+                                    shift_s=self.shift_s)
 
     @property
     def by_family(self):
         """Per family (the puzzle's name up to its first ``-``) and engine, as report.html."""
         tasks = self.tasks.assign(family=self.tasks["puzzle_id"].map(summary.family))
         return summary.engine_table(tasks, self.chosen_baseline, by=["family"],
-                                    shift_s=self.shift_ms / 1000)
+                                    shift_s=self.shift_s)
 
     @property
     def problems(self) -> list:
@@ -132,7 +139,8 @@ class Comparison:
     def write_report(self, quiet: bool = True) -> Report:
         """summary.md, report.html, results.csv (and .parquet), meta.json and the plots,
         in ``folder``."""
-        return build_report(self.run, self.baseline, quiet, self.shift_ms / 1000)
+        return build_report(self.run, self.baseline, quiet,
+                            None if self.shift_ms is None else self.shift_ms / 1000)
 
 
 def run_comparison(puzzles: Iterable[str | Path | Puzzle] | None = None,
@@ -142,7 +150,7 @@ def run_comparison(puzzles: Iterable[str | Path | Puzzle] | None = None,
                    workers: int | None = None, sample: int | None = None,
                    seed: int | None = None, formulations: Sequence[str] | str | None = None,
                    format: str | None = None, memory_limit: float | None = None,
-                   out: str | Path | None = None,
+                   repeat_timeouts: bool | None = None, out: str | Path | None = None,
                    resume: bool = False, baseline: str | None = None,
                    plugins: str | Sequence[str] | None = None,
                    executor: Executor | str | None = None, scheduler: str | None = None,
@@ -154,7 +162,8 @@ def run_comparison(puzzles: Iterable[str | Path | Puzzle] | None = None,
     the embedded default set). ``engines``: engine specs (default: every
     installed engine). The other settings mean what the command-line flags
     of the same names mean, with the same defaults (``first`` mode, limit 2,
-    10 s, three repeats, a worker per core, no memory limit). With ``resume`` the settings come
+    10 s, three repeats, a worker per core, no memory limit; a task that
+    timed out is not run again on later repeats unless ``repeat_timeouts``). With ``resume`` the settings come
     from the run in ``out``, any given one must match it, and only its
     missing tasks run.
 
@@ -183,7 +192,7 @@ def run_comparison(puzzles: Iterable[str | Path | Puzzle] | None = None,
     given = {"puzzles": names or None, "format": format, "engines": engines,
              "mode": mode, "limit": limit, "timeout": timeout, "repeat": repeat,
              "sample": sample, "seed": seed, "formulations": formulations,
-             "memory_limit": memory_limit}
+             "memory_limit": memory_limit, "repeat_timeouts": repeat_timeouts}
     if executor is None or isinstance(executor, str):
         executor = executor_named(executor, scheduler=scheduler, cluster=cluster, chunk=chunk,
                                   workers=workers, plugins=",".join(loaded))
@@ -237,9 +246,11 @@ class Interrupted(KeyboardInterrupt):
         self.folder = folder
 
 
-def compare_runs(a: str | Path, b: str | Path, shift_ms: float = 1.0) -> RunDiff:
-    """Run B against run A (two output folders), per engine, as ``report --compare``."""
-    return _compare_runs(RunFolder.existing(a), RunFolder.existing(b), shift_ms / 1000)
+def compare_runs(a: str | Path, b: str | Path, shift_ms: float | None = None) -> RunDiff:
+    """Run B against run A (two output folders), per engine, as ``report --compare``;
+    ``shift_ms`` None: per engine, a tenth of its median time in run A."""
+    return _compare_runs(RunFolder.existing(a), RunFolder.existing(b),
+                         None if shift_ms is None else shift_ms / 1000)
 
 
 def history(folders: Sequence[str | Path], baseline: str | None = None,

@@ -171,7 +171,7 @@ def run_benchmark(file: Path | str | None = None, *, parts: list[str] | None = N
                   time.perf_counter() - started, spec.title, _libraries(chosen))
     (folder / "bench.md").write_text(text, encoding="utf-8")
     if publish_to is not None:
-        publish(folder, Path(publish_to), outcomes)
+        publish(folder, Path(publish_to), outcomes, spec.path.stem)
     return BenchmarkRun(folder, outcomes, text)
 
 
@@ -337,12 +337,12 @@ def dataset_files(spec: Benchmark, folder: Path, parts: list[Part]) -> dict[str,
                     for name in spec.datasets.get(group, ())})
     if names and not folder.is_dir():
         raise BenchmarkError(f"{folder}: no such datasets folder; the benchmark needs the public "
-                         "Sudoku sets listed in README.md (Performance), pass their folder "
+                         "Sudoku sets listed in docs/performance/README.md, pass their folder "
                          "with --datasets DIR")
     for name in names:
         if not (folder / name).is_file():
             raise BenchmarkError(f"{folder / name}: dataset not found; the benchmark needs the "
-                             "public Sudoku sets listed in README.md (Performance), pass their "
+                             "public Sudoku sets listed in docs/performance/README.md, pass their "
                              "folder with --datasets DIR")
     return {name: folder / name for name in names}
 
@@ -366,9 +366,26 @@ def resolved(part: Part, spec: Benchmark, files: dict[str, Path], out: Path, *,
         puzzles.append(_generate(generated, generated.counter or part.engines[0], part.name,
                                  out, seed))
     repeats = repeat if part.repeatable and repeat else part.repeat
-    return replace(part, puzzles=tuple(puzzles), sample=scale.get("sample", part.sample),
-                   timeout=flag or float(scale.get("timeout", part.timeout)), repeat=repeats,
-                   generated=generated)
+    return _by_label(replace(part, puzzles=tuple(puzzles), sample=scale.get("sample", part.sample),
+                             timeout=flag or float(scale.get("timeout", part.timeout)),
+                             repeat=repeats, generated=generated))
+
+
+def _by_label(part: Part) -> Part:
+    """The part with its engines named as their results name them (a spec that
+    gives an option its default value is named without it), so its tables find
+    their rows. A spec the registry does not take is left for the run to refuse
+    in its own words."""
+    try:
+        label = {spec: engines.get_engine(spec).label for spec in part.engines}
+    except ValueError:
+        return part
+    target = dict(part.target)
+    if "engine" in target:
+        target["engine"] = label.get(target["engine"], target["engine"])
+    return replace(part, engines=tuple(label.values()),
+                   baseline=label.get(part.baseline, part.baseline), target=target,
+                   labels={label[spec]: name for spec, name in part.labels.items()})
 
 
 def _generate(spec: Generated, counter: str, part: str, out: Path, seed: int) -> str:
@@ -578,9 +595,10 @@ def _big_section(mine, data) -> list[str]:
     return [_heading(part, f"{part.name}: time per puzzle against size")
             + f" (limit {part.timeout:g} s"
             + ("" if first is None else f"; with the rows of the {with_} part") + ")", "",
-            bench.scaling_markdown(bench.scaling_table(sized, ["size"])), "",
+            bench.scaling_markdown(bench.scaling_table(_named(part, sized), ["size"])), "",
             "Per dataset:", "",
-            bench.scaling_markdown(bench.scaling_table(tasks, ["source", "size"])), "",
+            bench.scaling_markdown(bench.scaling_table(_named(part, tasks), ["source", "size"])),
+            "",
             f"**{check}.**", "", *_plots(part.name, outcome.folder)]
 
 
@@ -590,8 +608,13 @@ def _plain_section(mine, data) -> list[str]:
     part = outcome.part
     return [_heading(part, f"{part.name}: {', '.join(part.engines)}")
             + f" (mode {part.mode}, limit {part.timeout:g} s{_repeats(outcome)})", "",
-            bench.scaling_markdown(bench.scaling_table(tasks, ["source", "size"])), "",
-            *_plots(part.name, outcome.folder)]
+            bench.scaling_markdown(bench.scaling_table(_named(part, tasks), ["source", "size"])),
+            "", *_plots(part.name, outcome.folder)]
+
+
+def _named(part: Part, tasks):
+    """The tasks with their engines named as the benchmark file names them."""
+    return tasks.assign(engine=[part.label(e) for e in tasks["engine"]])
 
 
 def _concat(*frames):
@@ -599,11 +622,17 @@ def _concat(*frames):
     return pd.concat(frames, ignore_index=True)
 
 
-def publish(out: Path, target: Path, outcomes: list[Outcome]) -> None:
-    """Copy bench.md and the plots, keeping their relative links."""
+def publish(out: Path, target: Path, outcomes: list[Outcome], name: str) -> Path:
+    """The benchmark's current table in ``target``: ``<name>.md`` (bench.md with
+    its plot links pointing into ``<name>/``) and the plots under ``<name>/``.
+    Returns the page written."""
     target.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(out / "bench.md", target / "bench.md")
+    text = (out / "bench.md").read_text(encoding="utf-8")
     for o in outcomes:
-        for png in _plot_files(o.folder) if len(o.part.engines) > 1 else ():
-            (target / o.part.name).mkdir(exist_ok=True)
-            shutil.copy2(o.folder / png, target / o.part.name / png)
+        for png in _plot_files(o.folder):
+            (target / name / o.part.name).mkdir(parents=True, exist_ok=True)
+            shutil.copy2(o.folder / png, target / name / o.part.name / png)
+            text = text.replace(f"]({o.part.name}/{png})", f"]({name}/{o.part.name}/{png})")
+    page = target / f"{name}.md"
+    page.write_text(text, encoding="utf-8")
+    return page

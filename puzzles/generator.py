@@ -2,7 +2,7 @@
 
 Uniqueness is checked by counting solutions up to 2. Puzzles know no engines,
 so the counting function is a parameter (``count_solutions(model, limit) ->
-int``); ``compare/generate_cli.py`` passes the backtracking engine's ``count``.
+int``); ``run_compare.py generate`` (``compare/cli/generate.py``) passes an engine's count.
 
 Difficulty follows the clue count: few clues are hard, many are easy. Removal
 is one greedy pass in random order, so a target below what that pass can reach

@@ -29,6 +29,7 @@ MAX_AUX_VALUES = 100_000      # values an auxiliary variable's domain may hold
 MAX_EXPANDED = 10_000         # rows a starred table may expand to; past it, an automaton
 MAX_STARRED_ROWS = 1_000      # starred rows a table may have to be read as an automaton
 MAX_AUX_VARIABLES = 250_000   # auxiliary variables one instance may add
+SPLIT_ROWS = 256              # a disjunction over more combinations is split per comparison
 SMALL_TABLE = 1_000           # a comparison over more combinations is reified by inequalities
 
 _FLIP = {"lt": "gt", "le": "ge", "ge": "le", "gt": "lt", "eq": "eq", "ne": "ne"}
@@ -224,14 +225,18 @@ class _Builder:
             term = self.linear_var(*found)
         elif compared is not None and _rows(self, _scope(tree)) > SMALL_TABLE:
             term = ("var", self.reified(*compared))
+        elif tree[0] == "dist":           # |a - b|: the difference is linear, its size small
+            term = self.expression(("abs", ("sub", tree[1], tree[2])))
         else:
             scope = _scope(tree)
-            if _rows(self, scope) > MAX_ROWS:
+            simpler = tree
+            if _rows(self, scope) > min(SMALL_TABLE, MAX_ROWS):
                 simpler = (tree[0], *(self.expression(c) for c in tree[1:]))
-                if simpler == tree:
-                    raise Untranslatable(f"intension {_show(tree)}: {_rows(self, scope):,} "
-                                         f"combinations, more than {MAX_ROWS:,}")
+            if simpler != tree:
                 term = self.expression(simpler)
+            elif _rows(self, scope) > MAX_ROWS:
+                raise Untranslatable(f"intension {_show(tree)}: {_rows(self, scope):,} "
+                                     f"combinations, more than {MAX_ROWS:,}")
             else:
                 cols, value, ok = _evaluate_all(self, tree, scope)
                 x = self.aux(tree[0], value[ok])
@@ -261,16 +266,31 @@ class _Builder:
                 self.predicate(child)
             return
         scope = _scope(tree)
-        if _rows(self, scope) <= MAX_ROWS:
-            cols, value, ok = _evaluate_all(self, tree, scope)
-            keep = ok & (value != 0)
-            self.table([("var", v) for v in scope], np.column_stack(cols)[keep])
+        if op == "or" and _rows(self, scope) > SPLIT_ROWS and all(
+                not isinstance(c, int) and c[0] in _FLIP for c in tree[1:]):
+            # a disjunction of comparisons: one shared 0/1 variable per comparison
+            # (cached, so a comparison met again costs nothing), at least one true
+            flags: dict[int, int] = {}
+            const = 0
+            for child in tree[1:]:
+                found, k = _linear(self.expression(child))
+                const += k
+                for v, a in found.items():
+                    flags[v] = flags.get(v, 0) + a
+            self.linear(flags, const, "ge", 1)
             return
-        simpler = (op, *(self.expression(c) for c in tree[1:]))
-        if simpler == tree:
+        simpler = tree
+        if _rows(self, scope) > min(SMALL_TABLE, MAX_ROWS):
+            simpler = (op, *(self.expression(c) for c in tree[1:]))
+        if simpler != tree:
+            self.predicate(simpler)
+            return
+        if _rows(self, scope) > MAX_ROWS:
             raise Untranslatable(f"intension {_show(tree)}: {_rows(self, scope):,} "
                                  f"combinations, more than {MAX_ROWS:,}")
-        self.predicate(simpler)
+        cols, value, ok = _evaluate_all(self, tree, scope)
+        keep = ok & (value != 0)
+        self.table([("var", v) for v in scope], np.column_stack(cols)[keep])
 
     # ----- the forms ------------------------------------------------------------------
     def precheck(self, con: tuple) -> None:

@@ -175,6 +175,8 @@ def test_failed_targets_are_counted_from_bench_md():
             "**FAIL: CP-SAT solved 2 puzzle(s) the backtracker did not: x, y.**")
     assert bench_cli.failed_targets(text) == 5
     assert bench_cli.failed_targets("| a | PASS | PASS |\n**PASS: all solved.**") == 0
+    padded = "| a    | FAIL    | PASS |\n| bb   | PASS    | FAIL    |\n"   # tables as tabulate pads them
+    assert bench_cli.failed_targets(padded) == 2
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -198,10 +200,14 @@ def test_a_user_file_runs_end_to_end_and_writes_bench_md(tmp_path, capsys):
     (tmp_path / "two.txt").write_text("\n".join(lines_of("gen-9x9-easy.txt")[:2]) + "\n")
     out = tmp_path / "out"
     code = bench_cli.main([str(write(tmp_path, TINY)), "--quiet", "--workers", "1",
-                           "--datasets", str(tmp_path / "nowhere"), "--out", str(out)])
+                           "--datasets", str(tmp_path / "nowhere"), "--out", str(out),
+                           "--publish", str(tmp_path / "docs")])
     assert code == 0, capsys.readouterr().err
     text = (out / "bench.md").read_text()
     assert text.startswith("# Queens") and "## queens: backtracking" in text
+    page = tmp_path / "docs" / "mine.md"           # named after the benchmark file
+    links = re.findall(r"\]\(([^)]+\.png)\)", page.read_text())
+    assert links and all((page.parent / link).is_file() for link in links), links
     results = pd.read_csv(out / "queens" / "results.csv")
     assert len(results) == 3 and results["verified"].all()
 
@@ -345,7 +351,7 @@ def test_quick_benchmark_runs_every_part_verifies_and_publishes(tmp_path):
         assert heading in text
     met = re.search(r"Targets met: (\d+) of 10\.", text)       # each target has a verdict
     assert met, text
-    assert text.count("| PASS |") + text.count("| FAIL |") >= 10
+    assert len(re.findall(r"\|\s*(?:PASS|FAIL)\s*\|", text)) >= 10
     assert "with the rows of the 9x9 part" in text
     engines = {"9x9": {"backtracking", "cpsat"}, "lexfirst": {"backtracking"},
                "overhead": {"backtracking"}, "big": {"backtracking", "cpsat"}}
@@ -358,8 +364,10 @@ def test_quick_benchmark_runs_every_part_verifies_and_publishes(tmp_path):
     assert len(pd.read_csv(out / "overhead" / "results.csv")) == 10
     big = pd.read_csv(out / "big" / "results.csv")
     assert {"gen-25x25", "gen-16x16-hard", "gecode_25x25"} <= set(big["source"])
-    assert (docs / "bench.md").read_text() == text
-    assert (docs / "9x9" / "cactus.png").stat().st_size > 0
+    page = (docs / "sudoku.md").read_text()
+    assert page == text.replace("](9x9/", "](sudoku/9x9/").replace("](big/", "](sudoku/big/")
+    assert "](sudoku/9x9/cactus.png)" in page
+    assert (docs / "sudoku" / "9x9" / "cactus.png").stat().st_size > 0
 
 
 def test_a_puzzle_file_the_part_cannot_read_is_exit_2_not_a_traceback(tmp_path, capsys):
@@ -367,3 +375,17 @@ def test_a_puzzle_file_the_part_cannot_read_is_exit_2_not_a_traceback(tmp_path, 
     assert bench_cli.main([str(path), "--quiet", "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err and "error: bench part queens: " in err and "two.txt" in err
+
+
+def test_engines_given_with_default_options_find_their_rows(tmp_path):
+    """A part may name ``cpsat:workers=1``; its results say ``cpsat``: the ratio
+    table must still find the baseline's times, under the file's label."""
+    part = benchmark.Part("p", ("backtracking:variant=fast", "cpsat:workers=1"), "first",
+                          ("queens:6",), None, 5.0, baseline="cpsat:workers=1",
+                          target={"kind": "ratio", "engine": "backtracking:variant=fast",
+                                  "max": 1.0},
+                          labels={"cpsat:workers=1": "CP-SAT"})
+    spec = benchmark.Benchmark(tmp_path / "b.toml", "t", {}, (part,))
+    named = benchmark.resolved(part, spec, {}, tmp_path)
+    assert named.engines == ("backtracking", "cpsat") and named.baseline == "cpsat"
+    assert named.subject == "backtracking" and named.label("cpsat") == "CP-SAT"

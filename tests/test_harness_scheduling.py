@@ -31,10 +31,12 @@ class Watched(LocalExecutor):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.held: list[list[list[Task]]] = []
+        self.engines_held: list[list[tuple[str, bool]]] = []
 
-    def _dispatch(self, pending, puzzles):
-        super()._dispatch(pending, puzzles)
+    def _dispatch(self, *args):
+        super()._dispatch(*args)
         self.held.append([list(w.inflight) for w in self.pool])
+        self.engines_held.append([(w.engine, w.busy) for w in self.pool])
 
 
 def test_long_tasks_never_queue_behind_each_other():
@@ -81,3 +83,20 @@ def test_tasks_queued_behind_a_long_one_go_to_an_idle_worker(forty):
               if any(t.puzzle_id in stalled for t in q)]
     assert any(len(q) > 1 and q[0].puzzle_id not in stalled for q in behind), \
         "the stalled task was never queued behind others: the test proves nothing"
+
+
+def test_each_worker_serves_one_engine_and_no_more_run_at_once_than_asked(forty):
+    """Engines interleaved puzzle by puzzle on one worker: every process runs one
+    engine's tasks only, and a single core's worth of them is busy at a time."""
+    puzzles = dict(list(forty.items())[:12])
+    tasks = [Task(i * 3 + k, pid, "alldiff", engine, "first", 2, 10.0, 0)
+             for i, pid in enumerate(puzzles)
+             for k, engine in enumerate(["fake", "backtracking", "fake-nap:nap=0.01"])]
+    with Watched(1, ["fake", "backtracking", "fake-nap:nap=0.01"], plugins=FAKES) as ex:
+        done = list(ex.run(tasks, puzzles))
+        assert sorted(t.tid for t, _ in done) == sorted(t.tid for t in tasks)
+        assert ex.started == {"fake": 1, "backtracking": 1, "fake-nap:nap=0.01": 1}
+    for snapshot, owners in zip(ex.held, ex.engines_held):
+        assert sum(busy for _, busy in owners) <= 1
+        for queue, (engine, _) in zip(snapshot, owners):
+            assert all(t.engine == engine for t in queue)

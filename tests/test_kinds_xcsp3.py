@@ -66,6 +66,8 @@ CASES = {
     "intension-logic": ("<intension> or(eq(x[0],1),and(lt(x[1],x[2]),ne(x[3],0))) "
                         "</intension>",
                         lambda x: x[0] == 1 or (x[1] < x[2] and x[3] != 0)),
+    "intension-disjunction": ("<intension> or(ne(x[0],x[1]),lt(x[2],sub(x[3],1))) </intension>",
+                              lambda x: x[0] != x[1] or x[2] < x[3] - 1),
     "intension-arith": ("<intension> eq(mod(mul(x[0],x[1]),3),if(gt(x[2],1),x[3],0)) "
                         "</intension>",
                         lambda x: (x[0] * x[1]) % 3 == (x[3] if x[2] > 1 else 0)),
@@ -362,3 +364,45 @@ def test_competition_instances_are_solved_and_judged(tmp_path):
         model = puzzle.to_model()
         result = engine_or_skip("cpsat", model, "first").solve(model, "first", 1, 60)
         assert verify(puzzle, model, result)[0], (name, result.status, result.message)
+
+
+@pytest.mark.parametrize("name, setting, value", [
+    ("supports", "MAX_EXPANDED", 0),             # starred rows read as an automaton
+    ("conflicts", "MAX_EXPANDED", 0),
+    ("sum-expressions", "SMALL_TABLE", 0),       # comparisons reified by inequalities
+    ("intension-logic", "SMALL_TABLE", 0),
+    ("intension-disjunction", "SPLIT_ROWS", 0),  # one shared flag per comparison
+    ("intension-arith", "MAX_ROWS", 16),         # sub-expressions as auxiliary variables
+    ("intension-nonlinear", "MAX_ROWS", 16),
+    ("element", "MAX_ROWS", 16),
+])
+def test_the_fallback_decompositions_are_exact(tmp_path, monkeypatch, name, setting, value):
+    monkeypatch.setattr(xcsp3_model, setting, value)
+    puzzle = case_file(tmp_path, name)
+    model = puzzle.to_model()
+    assert not model.structure.unsupported, model.structure.unsupported
+    expected = reference(puzzle, CASES[name][1])
+    for engine in ("backtracking", "cpsat"):
+        solver = engine_or_skip(engine, model, "count")
+        assert solver.solve(model, "count", 10_000, 60).count == len(expected)
+        first = solver.solve(model, "lexfirst", 1, 60)
+        assert puzzle.decode(first.solutions[0]) == expected[0]
+
+
+def test_a_channel_between_lists_of_different_lengths_is_one_way(tmp_path):
+    path = tmp_path / "c.xml"
+    path.write_text(xml("<channel><list> x[0] x[1] </list><list> y[0] y[1] y[2] </list>"
+                        "</channel>",
+                        '<array id="x" size="[2]"> 0..2 </array>'
+                        '<array id="y" size="[3]"> 0..2 </array>'))
+    puzzle = load_file(str(path))
+
+    def meaning(v):
+        xs, ys = v[:2], v[2:]
+        return all(ys[x] == i for i, x in enumerate(xs))
+    expected = reference(puzzle, meaning)
+    assert all((check(puzzle, v) is None) == meaning(v)
+               for v in itertools.product(*puzzle.instance.domains))
+    model = puzzle.to_model()
+    counted = engine_or_skip("cpsat", model, "count").solve(model, "count", 10_000, 60)
+    assert counted.count == len(expected) > 0

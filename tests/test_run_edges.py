@@ -201,3 +201,41 @@ def test_the_api_runs_from_threads_one_after_another_and_two_at_once(tmp_path):
     assert done.returncode == 0 and done.stdout.strip() == "[]", done.stdout + done.stderr
     assert all(len(stored(tmp_path / name)) == 2
                for name in ("solo", "pair-1", "pair-2", "after", "main"))
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_a_dask_run_at_once_not_when_its_tasks_end(tmp_path):
+    """Closing the cluster waited for the solver processes' running tasks (up to their
+    time limit); now they are killed, and nothing is stored for them."""
+    pytest.importorskip("distributed")
+    import signal
+    import time
+    out = tmp_path / "run"
+    puzzles = tmp_path / "p.txt"
+    puzzles.write_text("\n".join(lines_of(EASY, 6)) + "\n")
+    proc = subprocess.Popen(
+        [sys.executable, "run_compare.py", "--puzzles", str(puzzles), "--engines", "fake-sleep",
+         "--timeout", "120", "--repeat", "1", "--cluster", "local:2", "--quiet", "--out",
+         str(out)],
+        cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO), "COMPARE_PLUGINS": FAKES},
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            if (out / "results.sqlite").exists():
+                with Store(out) as store:
+                    if store.meta("environment"):
+                        break
+            time.sleep(0.2)
+        time.sleep(3)                         # both solver processes busy sleeping
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        took = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 130 and "--resume" in err, err
+    assert took < 30, f"took {took:.1f} s"
+    assert stored(out) == []

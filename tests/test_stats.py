@@ -144,7 +144,8 @@ def test_repeats_fold_into_medians_with_their_spread():
     t = summary.engine_table(tasks, "a").set_index("engine")
     assert t.loc["a", "rep_iqr"] == pytest.approx(2 / 3)
     assert t.loc["b", "rep_iqr"] == 0.0
-    assert t.loc["b", "ratio"] == pytest.approx((6 + 1) / (3 + 1))       # medians, shifted
+    # medians, shifted by a tenth of the baseline's median (3 ms)
+    assert t.loc["b", "ratio"] == pytest.approx((6 + 0.3) / (3 + 0.3))
 
 
 def test_virtual_best_takes_the_fastest_engine_per_puzzle():
@@ -323,7 +324,8 @@ def test_a_clean_report_claims_only_what_it_knows(tmp_path):
     text = (folder / "summary.md").read_text()
     assert text.splitlines()[2] == ("OK: 2 tasks: 2 solved; every answer was verified "
                                     "and the engines agree")
-    assert "## Headline (baseline: a)" in text and "virtual best" in text
+    assert "## Headline (baseline: a; shift 100 µs, a tenth of the baseline's median time)" \
+        in text and "virtual best" in text
     assert "![profile](profile.png)" in text
 
 
@@ -421,8 +423,10 @@ def test_shift_ms_changes_the_headline(tmp_path):
     wide = compare.open_comparison(folder)
     wide.shift_ms = 0.0
     assert wide.by_engine.set_index("engine").loc["b", "ratio"] == pytest.approx(3.0)
+    wide.shift_ms = 1.0
+    assert wide.by_engine.set_index("engine").loc["b", "ratio"] == pytest.approx(1.3 / 1.1)
     default = compare.open_comparison(folder).by_engine.set_index("engine")
-    assert default.loc["b", "ratio"] == pytest.approx(1.3 / 1.1)
+    assert default.loc["b", "ratio"] == pytest.approx(0.31 / 0.11)   # shift 10 µs
     shutil.rmtree(folder)
 
 

@@ -60,7 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="DIR",
                    help="output folder, new or empty (default: reports/bench-<date-time>)")
     p.add_argument("--publish", metavar="DIR",
-                   help="also copy bench.md and the plots there (e.g. docs/performance)")
+                   help="also write the report there as <file name>.md, with its plots "
+                        "under <file name>/ (e.g. docs/performance: the benchmark's current "
+                        "table)")
     p.add_argument("--quick", action="store_true",
                    help="a smoke test: each part's quick overrides (smaller samples, "
                         "shorter limits)")
@@ -104,4 +106,4 @@ def main(argv: list[str] | None = None) -> int:
 def failed_targets(text: str) -> int:
     """Targets bench.md marks failed: ``FAIL`` cells of the target tables, ``**FAIL**``
     verdicts and ``**FAIL: ...`` checks."""
-    return len(re.findall(r"\| FAIL (?=\|)|\*\*FAIL", text))
+    return len(re.findall(r"\|\s*FAIL\s*(?=\|)|\*\*FAIL", text))

@@ -102,6 +102,11 @@ def setting(name: str):
     return in_range(*RANGES[name])
 
 
+def seconds_of_ms(value: float | None) -> float | None:
+    """A millisecond option (``--shift-ms``) in seconds; None stays None (not given)."""
+    return None if value is None else value / 1000
+
+
 def add_settings(parser: argparse.ArgumentParser, options) -> None:
     """Numeric options from ``(flag, setting, metavar, help[, default])`` rows: the type
     and the range in the help both come from ``limits``, so they cannot drift apart."""

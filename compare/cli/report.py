@@ -25,7 +25,14 @@ from __future__ import annotations
 import json
 import sys
 
-from compare.cli.common import Exit, OneLineParser, add_fail_on, report_exit, setting
+from compare.cli.common import (
+    Exit,
+    OneLineParser,
+    add_fail_on,
+    report_exit,
+    seconds_of_ms,
+    setting,
+)
 from compare.harness.folder import RunFolder
 from compare.harness.store import StoreError, atomic_write
 from compare.reporting import history
@@ -58,8 +65,9 @@ def build_parser() -> OneLineParser:
                              "of every machine in one series)")
     parser.add_argument("--baseline", metavar="ENGINE",
                         help="engine label the speed ratios refer to (default: as the run)")
-    parser.add_argument("--shift-ms", type=setting("shift_ms"), default=1.0, metavar="MS",
-                        help="shift added to every time in the paired ratios (default 1 ms)")
+    parser.add_argument("--shift-ms", type=setting("shift_ms"), metavar="MS",
+                        help="shift added to every time in the paired ratios (default: a tenth "
+                        "of the baseline's median time in the run)")
     parser.add_argument("--allow-errors", action="store_true",
                         help="exit 0 even when tasks errored, crashed or ran out of memory")
     add_fail_on(parser)
@@ -91,10 +99,11 @@ def main(argv: list[str] | None = None) -> int:
             return BAD_USAGE
     try:
         if args.compare:
-            return _compare(*runs, args.shift_ms / 1000, args.fail_above, args.json)
+            return _compare(*runs, seconds_of_ms(args.shift_ms), args.fail_above,
+                            args.json)
         if args.history:
             return _history(runs, args.out or "reports/history", args.baseline,
-                            args.shift_ms / 1000, args.quiet, args.relative)
+                            seconds_of_ms(args.shift_ms), args.quiet, args.relative)
         run, = runs
         labels = set(run.results["engine"])
     except StoreError as err:
@@ -105,11 +114,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: --baseline {args.baseline} is not among the engines of this run "
                   f"({', '.join(sorted(labels))})", file=sys.stderr)
             return BAD_USAGE
-        report = build_report(run, args.baseline, args.quiet, args.shift_ms / 1000)
+        report = build_report(run, args.baseline, args.quiet, seconds_of_ms(args.shift_ms))
     return report_exit(report, args.allow_errors, args.fail_on)
 
 
-def _compare(a: RunFolder, b: RunFolder, shift_s: float, fail_above: float | None,
+def _compare(a: RunFolder, b: RunFolder, shift_s: float | None, fail_above: float | None,
              as_json: bool = False) -> int:
     diff = compare_runs(a, b, shift_s)
     text = json.dumps(diff.as_dict(), indent=2) + "\n"
@@ -125,7 +134,7 @@ def _compare(a: RunFolder, b: RunFolder, shift_s: float, fail_above: float | Non
     return Exit.OK
 
 
-def _history(folders: list[RunFolder], out: str, baseline: str | None, shift_s: float,
+def _history(folders: list[RunFolder], out: str, baseline: str | None, shift_s: float | None,
              quiet: bool, relative: bool = False) -> int:
     try:
         series = history.history(folders, baseline, shift_s, relative)

@@ -14,7 +14,7 @@ import shlex
 import sys
 
 from compare.api import Interrupted, run_comparison
-from compare.cli.common import Exit, report_exit, say
+from compare.cli.common import Exit, report_exit, say, seconds_of_ms
 from compare.cli.run_args import build_parser
 from compare.harness.dask_executor import ClusterError
 from compare.harness.folder import default_out
@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
         return Exit.STORAGE
     try:
         report = build_report(comparison.folder, comparison.baseline, args.quiet,
-                              args.shift_ms / 1000)
+                              seconds_of_ms(args.shift_ms))
     except StorageError as err:
         say(f"error: {err}; every result is kept in {comparison.folder / 'results.sqlite'}")
         return Exit.STORAGE

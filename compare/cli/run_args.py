@@ -49,6 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "backtracking,cpsat:workers=8 (default: " + DEFAULT_SET + ")")
     p.add_argument("--mode", choices=CHOICES["mode"], help="first (default), lexfirst or count")
     add_settings(p, NUMBERS)
+    p.add_argument("--repeat-timeouts", action="store_true", default=None,
+                   help="run every repeat of a task that timed out (default: its later "
+                        "repeats are recorded as timeouts without running)")
     p.add_argument("--formulations", metavar="LIST",
                    help="comma-separated formulations to run, e.g. alldiff,pairwise "
                         "(default: each puzzle's first); puzzles lacking one skip it")
@@ -62,8 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--allow-errors", action="store_true",
                    help="exit 0 even when tasks errored, crashed or ran out of memory")
     add_fail_on(p)
-    p.add_argument("--shift-ms", type=setting("shift_ms"), default=1.0, metavar="MS",
-                   help="shift added to every time in the paired ratios (default 1 ms)")
+    p.add_argument("--shift-ms", type=setting("shift_ms"), metavar="MS",
+                   help="shift added to every time in the paired ratios (default: a tenth "
+                        "of the baseline's median time in the run)")
     p.add_argument("--executor", choices=("local", "dask"),
                    help="where tasks run: local worker processes (default) or a Dask cluster")
     p.add_argument("--scheduler", metavar="ADDRESS",

@@ -43,7 +43,7 @@ from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-from compare.harness.executor import Executor
+from compare.harness.executor import Executor, Skip
 from compare.harness.limits import RANGES, range_text
 from compare.harness.plugins import plugin_list
 from compare.harness.processes import main_hidden, start_forkserver
@@ -157,6 +157,8 @@ class _Chunk:
 class DaskExecutor(Executor):
     """Tasks in chunks on a Dask cluster (see the module docstring)."""
 
+    steerable = True
+
     def __init__(self, engines: list[str] | None = None, mode: str = "first", limit: int = 2,
                  formulations: Iterable[str] = ("alldiff",), *, scheduler: str | None = None,
                  cluster=None, chunk: int | None = None, workers: int | None = None,
@@ -241,7 +243,7 @@ class DaskExecutor(Executor):
             # The solver processes fork from a server started here, in this
             # thread: started by a worker's thread, it would die when the cluster
             # closes; and it preloads the engines while the cluster starts.
-            start_forkserver(self.engines)
+            start_forkserver()
             local = "127.0.0.1:0"
             with dask.config.set(QUIET_CLUSTER):
                 self._own_cluster = distributed.LocalCluster(
@@ -324,25 +326,35 @@ class DaskExecutor(Executor):
         self._hidden.close()
 
     # ----- the run ---------------------------------------------------------------------
-    def run(self, tasks: Iterable[Task], puzzles: dict) -> Iterator[tuple[Task, Result]]:
+    def run(self, tasks: Iterable[Task], puzzles: dict, skip: Skip | None = None,
+            pauses: bool = False) -> Iterator[tuple[Task, Result] | None]:
         tasks = list(tasks)
         try:
             if tasks:
                 self.start()
-                yield from self._stream(tasks, puzzles)
+                for done in self._stream(tasks, puzzles, skip):
+                    if done is not None or pauses:
+                        yield done
         finally:
             self.close()
 
-    def _stream(self, tasks: list[Task], puzzles: dict) -> Iterator[tuple[Task, Result]]:
+    def _stream(self, tasks: list[Task], puzzles: dict,
+                skip: Skip | None) -> Iterator[tuple[Task, Result] | None]:
         from distributed import as_completed
         by_tid = {t.tid: t for t in tasks}
-        pending, done = deque(tasks), set()
+        pending, done, unrun = deque(tasks), set(), []
         arrived = as_completed(loop=self._client.loop, with_results=True, raise_errors=False)
         while pending or self._live:
-            self._top_up(pending, puzzles, arrived)
+            self._top_up(pending, puzzles, arrived, skip, unrun)
+            yield from unrun
+            unrun.clear()
+            yield None
+            if not self._live:
+                continue
             future, outcome = next(arrived)
             chunk = self._live.pop(future)
-            self._top_up(pending, puzzles, arrived)    # workers stay fed while results are judged
+            # workers stay fed while results are judged
+            self._top_up(pending, puzzles, arrived, skip, unrun)
             if future.status == "finished":
                 _, results, per_task, gave_up = outcome
                 self._learn(per_task)
@@ -358,13 +370,20 @@ class DaskExecutor(Executor):
                 if tid not in done:
                     done.add(tid)
                     yield by_tid[tid], result
+            yield None               # a chunk is in: the caller settles it
             if self.gave_up:         # no solver process can start: the rest cannot run
                 return
 
-    def _top_up(self, pending: deque, puzzles: dict, arrived) -> None:
-        while pending and len(self._live) < CHUNKS_PER_THREAD * self._threads():
+    def _top_up(self, pending: deque, puzzles: dict, arrived, skip, unrun: list) -> None:
+        """Keep every worker thread's chunks in hand; tasks ``skip`` answers go to ``unrun``."""
+        while len(self._live) < CHUNKS_PER_THREAD * self._threads():
             size = min(self._chunk_size(len(pending)), len(pending))
-            self._submit(_Chunk([pending.popleft() for _ in range(size)]), puzzles, arrived)
+            chunk = []
+            while len(chunk) < size and self.take_runnable(pending, skip, unrun):
+                chunk.append(pending.popleft())
+            if not chunk:
+                return
+            self._submit(_Chunk(chunk), puzzles, arrived)
 
     def _submit(self, chunk: _Chunk, puzzles: dict, arrived) -> None:
         from compare.harness import dask_worker

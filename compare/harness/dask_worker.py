@@ -81,6 +81,7 @@ class SolverPlugin(WorkerPlugin):
         self.host = ""
         self.stopping = False
         self._idle: list[LocalExecutor] = []
+        self._slots: list[LocalExecutor] = []
         self._free = None           # made on the worker (a lock does not travel)
 
     async def setup(self, worker) -> None:
@@ -109,6 +110,7 @@ class SolverPlugin(WorkerPlugin):
             slot = solver_slot(self.labels, *self.warm, self.plugins, self.memory_limit)
             slot.start()
             self._idle.append(slot)
+            self._slots.append(slot)
 
     def take(self) -> LocalExecutor:
         with self._free:
@@ -125,9 +127,17 @@ class SolverPlugin(WorkerPlugin):
         slot.close()            # the plugin went while this slot was busy
 
     def teardown(self, worker) -> None:
+        """The run is over (finished, or its client interrupted or gone): idle solver
+        processes stop, busy ones are killed at once rather than left to finish a task
+        nobody will store, so the cluster closes within moments."""
+        if self._free is None:       # set up failed before any slot
+            return
         with self._free:
             self.stopping = True
             idle, self._idle = self._idle, []
+        for slot in self._slots:
+            if slot not in idle:
+                slot.kill_workers()  # its chunk's thread sees the death and gives it back
         for slot in idle:
             slot.close()
 

@@ -12,10 +12,25 @@ other executors reuse both.
 
 Why this shape:
 
+* A worker process serves one engine. It imports that engine's library,
+  warms it up, and runs only its tasks, so the times and the memory of a
+  task are the engine's own, whatever else the run holds: interleaved in one
+  process, CP-SAT's and the backtracker's tasks evicted each other's caches
+  and the backtracker measured 2.4x slower than alone; one shared process's
+  memory was everyone's. The forkserver preloads only the harness's own
+  modules (``processes.preload_modules``); each worker imports its engine itself.
+* ``workers`` is the number of worker processes that may use a core at once
+  (running tasks, or warming up); a run keeps up to ``workers`` processes
+  per engine, idle ones waiting on their pipe without using a core, and
+  starts one for an engine when its tasks come up. Past ``max_processes``
+  the idle process used least recently stops first.
 * Workers live for the whole run, so imports (OR-Tools takes most of a second)
   are paid once; each warms every shape it meets before timing it (``worker``).
-* Scheduling is dynamic: a worker gets work only when its queue is empty, so
-  work waits in the parent, where any idle worker can take it. Short tasks
+* Scheduling is dynamic: a free core goes to the engine whose oldest waiting
+  task is oldest (tasks come interleaved by puzzle, so engines go through the
+  puzzles side by side and slow drift of the machine falls on all alike), and
+  a worker gets work only when its queue is empty, so work waits in the
+  parent, where any idle worker of its engine can take it. Short tasks
   travel in chunks of about ``CHUNK_S`` of work, sized from the measured time
   of earlier tasks of the same engine and file, to spare the round trip per
   task; a task not known to be short travels alone, so two long tasks never
@@ -23,10 +38,11 @@ Why this shape:
   worker is idle with nothing left to hand out, the tasks queued behind it
   are taken back (the token pipe of ``worker``) and go to the idle worker.
 * A puzzle object crosses the pipe once per worker, not once per task.
-* With several tasks queued in workers the parent collects results every
-  ``POLL_S`` instead of waking for each (each wake-up would preempt a worker
-  on a busy machine: measured, a 0.6 ms stall per result on 2 loaded cores);
-  it still wakes at once for a worker's last queued result or its death.
+* Workers report short tasks' results together, every ``worker.REPORT_S``
+  (a wake-up of the parent per result preempted a worker on a busy machine:
+  measured, a 0.6 ms stall per result on 2 loaded cores), and the parent
+  wakes when a report arrives, so a worker never waits on a full pipe (at a
+  fixed 10 ms poll, a numba worker spent 90 % of a chunk blocked on it).
 * Engines get the time limit and usually stop themselves. The backstop is the
   parent: a task still running at ``timeout + grace`` is killed with its worker
   (status ``timeout``), and with a memory limit a worker whose resident memory
@@ -47,7 +63,7 @@ from collections import deque
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from compare.harness import processes
 from compare.harness.limits import SettingsError
@@ -64,11 +80,10 @@ KILLED_WARMING_UP = "while its shape was warming up"   # in the message of such 
 WARMUP_RETRIES = 3        # a shape's warm-up killed this often: its task is a timeout
 SHORT_TASK_S = 0.05       # tasks expected to take less than this travel in chunks
 CHUNK_S = 0.05            # about this much expected work per chunk of short tasks
-MAX_CHUNK = 1024          # at 64, chunks of microsecond solves held ~2 ms of work and the
-                          # harness ran 2,900 results/s on 1 worker; at 1024, 6,000/s
+MAX_CHUNK = 1024          # enough microsecond solves to fill a chunk's CHUNK_S, so a
+                          # worker does not wait for the parent between short chunks
 TAKE_BACK_AFTER_S = 0.02  # a task running longer may lose the tasks queued behind it
 MAX_FAILED_STARTS = 3     # workers in a row that die before they are ready
-POLL_S = 0.01             # with tasks queued in workers the parent looks this often
 MEMORY_POLL_S = 0.02      # how often busy workers' memory is read under a memory limit
 
 
@@ -95,6 +110,9 @@ def grace_for(timeout: float) -> float:
     return 1.0 + 0.1 * timeout
 
 
+Skip = Callable[[Task], "Result | None"]
+
+
 class Executor(ABC):
     """Where tasks run. The plan calls, in order: ``bind`` (the run's settings),
     ``start`` (workers warm up while the store is read), ``fit`` (how many tasks
@@ -109,9 +127,32 @@ class Executor(ABC):
     # caps --workers, by the tasks and the memory available
     local_workers: int | None = None
 
+    steerable = False   # ``run`` takes ``skip`` and ``pauses`` (below)
+
     @abstractmethod
-    def run(self, tasks: Iterable[Task], puzzles: dict) -> Iterator[tuple[Task, Result]]:
-        """Yield ``(task, result)`` for every task, as each finishes."""
+    def run(self, tasks: Iterable[Task], puzzles: dict) -> Iterator[tuple[Task, Result] | None]:
+        """Yield ``(task, result)`` for every task, as each finishes.
+
+        A ``steerable`` executor's ``run`` also takes ``skip`` and ``pauses``.
+        ``skip(task)``, asked just before a task would be handed to a worker,
+        may answer it without running it (a ``Result`` to yield as its own);
+        ``None`` runs it (``take_runnable`` does the asking). With ``pauses``
+        it also yields ``None`` when what came in should be settled before it
+        hands out more or waits (the runner checks and stores results in
+        batches); without, the runner settles each result as it comes.
+        """
+
+    @staticmethod
+    def take_runnable(pending: deque, skip: Skip | None,
+                      answered: list) -> bool:
+        """Answer the tasks at the head of ``pending`` that ``skip`` answers (into
+        ``answered``, as ``(task, result)``); True when a task to run is at the head."""
+        while pending:
+            stand_in = skip(pending[0]) if skip is not None else None
+            if stand_in is None:
+                return True
+            answered.append((pending.popleft(), stand_in))
+        return False
 
     def bind(self, engines: list[str], mode: str, limit: int,  # noqa: B027
              formulations: Iterable[str], memory_limit: float | None = None) -> None:
@@ -151,21 +192,61 @@ class _Worker:
     shaping: bool = False             # warming a new shape before the head task
     shape: str | None = None          # the shape being warmed
     retiring: bool = False
+    engine: str = ""                  # the one engine this process serves
 
     @property
     def ready(self) -> bool:
         return self.warming is None
 
+    @property
+    def busy(self) -> bool:
+        """Using (or about to use) a core: warming up, running tasks, or retiring."""
+        return not self.ready or bool(self.inflight) or self.retiring
+
+
+class _Pending:
+    """Tasks waiting in the parent: a queue per engine, the oldest task first."""
+
+    def __init__(self, tasks: Iterable[Task]):
+        self.queues: dict[str, deque] = {}
+        for task in tasks:
+            self.queues.setdefault(task.engine, deque()).append(task)
+
+    def __bool__(self) -> bool:
+        return any(self.queues.values())
+
+    def __len__(self) -> int:
+        return sum(map(len, self.queues.values()))
+
+    def by_age(self) -> list[str]:
+        """Engines with waiting tasks, the one whose first task is oldest first."""
+        return sorted((e for e, q in self.queues.items() if q),
+                      key=lambda e: self.queues[e][0].tid)
+
+    def put_back(self, tasks: Iterable[Task]) -> None:
+        """Tasks that were handed out but not started go back to the front."""
+        for task in reversed(list(tasks)):
+            self.queues.setdefault(task.engine, deque()).appendleft(task)
+
+    def take_all(self) -> list[Task]:
+        tasks = sorted((t for q in self.queues.values() for t in q), key=lambda t: t.tid)
+        self.queues.clear()
+        return tasks
+
 
 class LocalExecutor(Executor):
     """Worker processes on this machine (see the module docstring)."""
+
+    steerable = True
 
     def __init__(self, workers: int, engines: list[str], mode: str = "first",
                  limit: int = 2, formulations: Iterable[str] = ("alldiff",),
                  start_method: str | None = None, warmup: bool = True,
                  plugins: str | None = None, memory_limit: float | None = None,
-                 keep_workers: bool = False, starting=None):
+                 max_processes: int | None = None, keep_workers: bool = False,
+                 starting=None):
         self.workers = max(1, workers)
+        self.max_processes = max_processes
         # keep_workers: ``run`` leaves the workers up, warm, for the next call; only
         # ``close`` stops them. starting: a lock held while a worker process starts,
         # for callers that start executors from several threads of one process.
@@ -179,7 +260,7 @@ class LocalExecutor(Executor):
         self.skip_warmup: set[str] = set() if warmup else set(self.engines)
         self.ctx = mp.get_context(start_method or processes.start_method())
         if self.ctx.get_start_method() == "forkserver":
-            self.ctx.set_forkserver_preload(processes.preload_modules(self.engines))
+            self.ctx.set_forkserver_preload(processes.preload_modules())
         self.pool: list[_Worker] = []
         self.failed_starts = 0
         self.start_limit = start_limit()
@@ -189,23 +270,33 @@ class LocalExecutor(Executor):
         self.shape_kills: dict[tuple[str, str], int] = {}    # warm-ups killed per shape
         self.warmup_kills: list[tuple[str, str, float]] = []
         self.ready_infos: list[dict] = []
+        self.skip: Skip | None = None
+        self.started: dict[str, int] = {}   # worker processes started per engine
 
     # ----- the run loop -------------------------------------------------------
     def start(self) -> None:
-        """Start the workers now (``run`` would start them on first use)."""
-        while len(self.pool) < self.workers:
-            self.pool.append(self._start())
+        """Start the first engines' workers now (``run`` starts each on first use)."""
+        for index in range(self.workers - len(self.pool)):
+            self.pool.append(self._start(self.engines[index % len(self.engines)]))
 
-    def run(self, tasks: Iterable[Task], puzzles: dict) -> Iterator[tuple[Task, Result]]:
-        pending = deque(tasks)
+    @property
+    def process_cap(self) -> int:
+        return self.max_processes or self.workers * max(1, len(self.engines))
+
+    def run(self, tasks: Iterable[Task], puzzles: dict, skip: Skip | None = None,
+            pauses: bool = False) -> Iterator[tuple[Task, Result] | None]:
+        pending = _Pending(tasks)
+        self.skip, answered = skip, []
         try:
             while pending or any(w.inflight or w.retiring for w in self.pool):
                 if self.gave_up:     # no task more can run: none is answered for it
                     break
-                while pending and len(self.pool) < self.workers:
-                    self.pool.append(self._start())
-                self._dispatch(pending, puzzles)
+                self._dispatch(pending, puzzles, answered)
+                yield from answered
+                answered.clear()
                 yield from self._collect(pending)
+                if pauses:
+                    yield None           # what came in is settled before the next hand-out
         finally:
             if not self.keep_workers:
                 self.close()
@@ -213,35 +304,80 @@ class LocalExecutor(Executor):
     def fit(self, tasks: int) -> None:
         self.workers = max(1, min(self.workers, tasks))
 
-    def _dispatch(self, pending: deque, puzzles: dict) -> None:
-        idle = [w for w in self.pool if w.ready and not w.inflight and not w.retiring]
-        if idle and not pending:
-            self._take_back(pending, len(idle))
-        for w in idle:
-            if not pending:
-                return
-            chunk = self._chunk(pending)
-            new = {t.puzzle_id: puzzles[t.puzzle_id] for t in chunk
-                   if t.puzzle_id not in w.known}
-            os.write(w.tokens[1].fileno(), b"\x01" * len(chunk))
-            try:
-                w.conn.send(("run", new, chunk))
-            except (BrokenPipeError, ConnectionResetError, EOFError):
-                _drain(w.tokens[0].fileno())
-                pending.extendleft(reversed(chunk))   # the death is handled in _collect
-                continue
-            w.known.update(new)
-            w.inflight.extend(chunk)
-            w.since, w.shaping = time.perf_counter(), False
+    def _dispatch(self, pending: _Pending, puzzles: dict, answered: list) -> None:
+        """Give each free core to the engine with the oldest waiting task."""
+        free = self.workers - sum(w.busy for w in self.pool)
+        if free > 0 and not pending:
+            self._take_back(pending, free)
+        handed = True
+        while free > 0 and handed:
+            handed = False
+            for engine in pending.by_age():
+                if free <= 0:
+                    return
+                queue = pending.queues[engine]
+                if not self.take_runnable(queue, self.skip, answered):
+                    continue
+                idle = [w for w in self.pool if w.engine == engine and not w.busy]
+                if idle:
+                    taken = self._send(idle[0], self._chunk(queue, answered), puzzles, pending)
+                elif self._room_for(engine):
+                    self.pool.append(self._start(engine))     # its warm-up takes the core
+                    taken = 1
+                else:
+                    continue
+                free -= taken
+                handed = handed or bool(taken)
 
-    def _chunk(self, pending: deque) -> list[Task]:
+    def _send(self, w: _Worker, chunk: list[Task], puzzles: dict, pending: _Pending) -> int:
+        """Hand ``chunk`` to ``w``; 1 when it took it (a core is now in use)."""
+        new = {t.puzzle_id: puzzles[t.puzzle_id] for t in chunk
+               if t.puzzle_id not in w.known}
+        os.write(w.tokens[1].fileno(), b"\x01" * len(chunk))
+        try:
+            w.conn.send(("run", new, chunk))
+        except (BrokenPipeError, ConnectionResetError, EOFError):
+            _drain(w.tokens[0].fileno())
+            pending.put_back(chunk)          # the death is handled in _collect
+            return 0
+        w.known.update(new)
+        w.inflight.extend(chunk)
+        w.since, w.shaping = time.perf_counter(), False
+        return 1
+
+    def _room_for(self, engine: str) -> bool:
+        """Whether another worker of ``engine`` may start, stopping an idle one if need be."""
+        if sum(w.engine == engine for w in self.pool) >= self.workers:
+            return False
+        if len(self.pool) < self.process_cap:
+            return True
+        idle = [w for w in self.pool if not w.busy and w.engine != engine]
+        if not idle:
+            return False
+        self._stop(min(idle, key=lambda w: w.since))
+        return True
+
+    def _stop(self, w: _Worker) -> None:
+        """An idle worker finishes and leaves the pool."""
+        self.pool.remove(w)
+        try:
+            w.conn.send(None)
+        except (OSError, ValueError):
+            pass
+        w.proc.join(1)
+        if w.proc.is_alive():
+            w.proc.kill()
+            w.proc.join(1)
+        _release(w)
+
+    def _chunk(self, pending: deque, answered: list) -> list[Task]:
         """The next tasks for one worker: alone unless known short, then about CHUNK_S."""
         chunk = [pending.popleft()]
         guess = self._guess(chunk[0])
         if guess is None or guess >= SHORT_TASK_S:
             return chunk
         budget = CHUNK_S - guess
-        while pending and len(chunk) < MAX_CHUNK:
+        while self.take_runnable(pending, self.skip, answered) and len(chunk) < MAX_CHUNK:
             guess = self._guess(pending[0])
             if guess is None or guess >= SHORT_TASK_S or guess > budget:
                 break
@@ -249,7 +385,7 @@ class LocalExecutor(Executor):
             budget -= guess
         return chunk
 
-    def _take_back(self, pending: deque, idle: int) -> None:
+    def _take_back(self, pending: _Pending, idle: int) -> None:
         """Unstarted tasks queued behind a task that runs long go back for idle workers."""
         now = time.perf_counter()
         for w in sorted(self.pool, key=lambda w: w.since):
@@ -262,8 +398,7 @@ class LocalExecutor(Executor):
                 # the worker has not started the chunk yet: it keeps its first task
                 os.write(w.tokens[1].fileno(), b"\x01")
                 taken = len(w.inflight) - 1
-            for _ in range(taken):
-                pending.appendleft(w.inflight.pop())
+            pending.put_back([w.inflight.pop() for _ in range(taken)][::-1])
             idle -= 1 if taken else 0
 
     def _guess(self, task: Task) -> float | None:
@@ -275,22 +410,17 @@ class LocalExecutor(Executor):
             old = self.guesses.get(key)
             self.guesses[key] = seconds if old is None else 0.5 * old + 0.5 * seconds
 
-    def _collect(self, pending: deque) -> Iterator[tuple[Task, Result]]:
-        busy = [w for w in self.pool if w.inflight or not w.ready or w.retiring]
-        waitables = [w.proc.sentinel for w in busy]
-        waitables += [w.conn for w in busy if not w.ready or len(w.inflight) <= 1]
+    def _collect(self, pending: _Pending) -> Iterator[tuple[Task, Result]]:
+        busy = [w for w in self.pool if w.busy]
+        waitables = [w.proc.sentinel for w in busy] + [w.conn for w in busy]
         timeout = self._time_to_deadline(busy)
-        if any(len(w.inflight) > 1 for w in self.pool):
-            timeout = POLL_S if timeout is None else min(POLL_S, timeout)
         if self.memory_limit and busy:
             timeout = MEMORY_POLL_S if timeout is None else min(MEMORY_POLL_S, timeout)
         wait(waitables, timeout=timeout if waitables else 0)
         for w in list(self.pool):
             try:
                 while w.conn.poll():
-                    done = self._receive(w, pending)
-                    if done is not None:
-                        yield done
+                    yield from self._receive(w, pending)
             except (EOFError, OSError):
                 pass
             if not w.proc.is_alive():
@@ -302,7 +432,8 @@ class LocalExecutor(Executor):
                 if resident is not None and resident > self.memory_limit:
                     yield from self._replace(w, pending, "memout", resident)
 
-    def _receive(self, w: _Worker, pending: deque):
+    def _receive(self, w: _Worker, pending: _Pending) -> list[tuple[Task, Result]]:
+        """Act on one message from ``w``; the finished tasks it reports."""
         msg = w.conn.recv()
         now = time.perf_counter()
         kind = msg[0]
@@ -327,16 +458,18 @@ class LocalExecutor(Executor):
             self.gave_up = f"no worker could start: {msg[1]}"
         elif kind == "retire":
             w.retiring = True
-            pending.extendleft(reversed(w.inflight))   # unstarted: no token was taken
+            pending.put_back(w.inflight)   # unstarted: no token was taken
             w.inflight.clear()
         elif kind == "done":
-            _, tid, result = msg
-            task = w.inflight.popleft()
-            assert task.tid == tid, "worker answered out of order"
-            self._learn(task, max(result.total_s, 0.0) or now - w.since)
+            finished = []
+            for tid, result in msg[1]:
+                task = w.inflight.popleft()
+                assert task.tid == tid, "worker answered out of order"
+                self._learn(task, max(result.total_s, 0.0) or now - w.since)
+                finished.append((task, result))
             w.since, w.shaping = now, False
-            return task, result
-        return None
+            return finished
+        return []
 
     def _limit_of(self, w: _Worker) -> float:
         if not w.ready:       # "": plugins and engines still loading, before any warm-up
@@ -364,7 +497,8 @@ class LocalExecutor(Executor):
         kills = self.shape_kills.get((w.inflight[0].engine, w.shape), 0)
         return WARMUP_LIMIT_S * 2 ** kills
 
-    def _replace(self, w: _Worker, pending: deque, cause: str, resident: float | None = None):
+    def _replace(self, w: _Worker, pending: _Pending, cause: str,
+                 resident: float | None = None):
         """Kill or bury a worker, report its current task, requeue the rest.
 
         A task whose shape was still warming up when its worker was killed never
@@ -396,25 +530,35 @@ class LocalExecutor(Executor):
             self._learn(task, elapsed)
             yield task, _lost_result(task, cause, elapsed, w.proc.exitcode, w.shaping,
                                      resident, self.memory_limit)
-        pending.extendleft(reversed(w.inflight))
+        pending.put_back(w.inflight)
         _release(w)
 
     # ----- workers -----------------------------------------------------------
-    def _start(self) -> _Worker:
+    def _start(self, engine: str) -> _Worker:
         parent, child = self.ctx.Pipe()
         tokens_r, tokens_w = self.ctx.Pipe(duplex=False)
         life_r, life_w = self.ctx.Pipe(duplex=False)
         os.set_blocking(tokens_r.fileno(), False)
         mode, limit, formulations = self.warm
-        init = WorkerInit(tuple(self.plugins), tuple(self.engines), mode, limit,
-                          formulations, tuple(sorted(self.skip_warmup)), self.memory_limit)
+        init = WorkerInit(tuple(self.plugins), (engine,), mode, limit, formulations,
+                          (engine,) if engine in self.skip_warmup else (), self.memory_limit)
         proc = self.ctx.Process(target=worker_main, args=(child, init, tokens_r, life_r),
                                 daemon=True)
         with self.starting, processes.main_hidden(), processes.marked_as_harness():
             proc.start()
         child.close()
         life_r.close()
-        return _Worker(proc, parent, (tokens_r, tokens_w), life_w)
+        self.started[engine] = self.started.get(engine, 0) + 1
+        return _Worker(proc, parent, (tokens_r, tokens_w), life_w, engine=engine)
+
+    def kill_workers(self) -> None:
+        """Kill every worker process now; safe from another thread than ``run``'s, which
+        finds the deaths as it would any other (its tasks crashed)."""
+        for w in list(self.pool):
+            try:
+                w.proc.kill()
+            except (OSError, ValueError, AttributeError):
+                pass
 
     def close(self) -> None:
         """Stop every worker: idle ones finish, busy ones are killed (the run is over)."""
@@ -454,6 +598,7 @@ class LocalExecutor(Executor):
                            for engine, shape, seconds in self.warmup_kills],
             },
             "peak_rss_method": "; ".join(methods) or None,
+            "processes": dict(self.started),
             "worker_ready_rss_mb": max(resident) if resident else None,
             "memory_limit_mb": self.memory_limit,
         }

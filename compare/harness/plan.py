@@ -37,7 +37,8 @@ CHOICES = {"mode": tuple(engines.MODES), "format": ("auto", "boj2239", "boj2580"
 # Options that define what a run computes; --resume takes them from the store.
 RUN_SETTINGS = {"puzzles": None, "format": "auto", "engines": None, "mode": "first",
                 "limit": 2, "timeout": 10.0, "repeat": 3, "sample": None, "seed": 0,
-                "formulations": None, "memory_limit": None}
+                "formulations": None, "memory_limit": None,
+                "repeat_timeouts": False}
 
 API_ORIGIN = "<api>"       # the origin of puzzle objects handed to the Python API
 
@@ -202,7 +203,8 @@ def _run_stored(plan: Plan, command: str, progress: bool, announce: bool) -> dic
     interrupted = True
     try:
         timing = execute(todo, {r.puzzle_id: r for r in plan.records}, plan.executor,
-                         store, plan.identities, progress, plan.started)
+                         store, plan.identities, progress, plan.started,
+                         bool(plan.settings.get("repeat_timeouts")))
         interrupted = False
     finally:
         store.set_meta("environment", sessions + [environment.at_end(session, interrupted)])

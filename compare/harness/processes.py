@@ -26,7 +26,6 @@ from contextlib import contextmanager
 from multiprocessing import forkserver
 from multiprocessing.connection import wait
 
-import engines
 from engines import describe
 
 PARENT_ENV = "CSP_COMPARE_HARNESS_PID"   # set while the harness starts a process
@@ -39,20 +38,18 @@ def start_method() -> str:
     return "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
 
 
-def preload_modules(labels: list[str]) -> list[str]:
-    """Modules the forkserver imports once, so every fresh worker starts warm."""
-    mods = list(BASE_MODULES)
-    for label in labels:
-        try:
-            cls = engines.engine_class(engines.parse_spec(label)[0])
-        except Exception:
-            continue
-        mods.append(cls.__module__)
-    return list(dict.fromkeys(mods))
+def preload_modules() -> list[str]:
+    """Modules the forkserver imports once: the harness's own, no engine's.
+
+    Every worker forks from the forkserver, so what it preloads every worker
+    holds. An engine's library (numba, OR-Tools) is imported by the workers
+    of that engine only, so a worker's memory is its engine's own.
+    """
+    return list(BASE_MODULES)
 
 
-def start_forkserver(labels: list[str]) -> None:
-    """Start the forkserver now, from this thread, preloading the engines' modules.
+def start_forkserver() -> None:
+    """Start the forkserver now, from this thread, preloading the harness's modules.
 
     Workers fork from it, and it dies with the thread that started it
     (``guard_forkserver``: the kernel's parent-death signal follows the
@@ -62,7 +59,7 @@ def start_forkserver(labels: list[str]) -> None:
     """
     if start_method() != "forkserver":
         return
-    mp.get_context("forkserver").set_forkserver_preload(preload_modules(labels))
+    mp.get_context("forkserver").set_forkserver_preload(preload_modules())
     with main_hidden(), marked_as_harness():
         forkserver.ensure_running()
 

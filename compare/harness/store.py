@@ -246,6 +246,21 @@ class Store:
             "SELECT puzzle_id, MIN(engine) FROM results WHERE status = 'solved' "
             "AND verified = 1 GROUP BY puzzle_id"))
 
+    def unsat_claims(self) -> set[str]:
+        """Puzzles with a stored "unsatisfiable" claim that still stands (verified)."""
+        self.flush()
+        return {r[0] for r in self.db.execute(
+            "SELECT DISTINCT puzzle_id FROM results WHERE status = 'unsatisfiable' "
+            "AND verified = 1")}
+
+    def timeouts(self) -> list[dict]:
+        """The stored timeouts, earliest repeat first (to resume without repeating them)."""
+        self.flush()
+        cursor = self.db.execute("SELECT * FROM results WHERE status = 'timeout' "
+                                 "ORDER BY \"repeat\"")
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row)) for row in cursor]
+
     def count(self) -> int:
         self.flush()
         return self.db.execute("SELECT COUNT(*) FROM results").fetchone()[0]

@@ -27,7 +27,9 @@ Message protocol (pickled tuples on the connection)::
                                 "warmup_s": start-up warm-up seconds per engine}
       ("shaping", tid, shape)   task ``tid`` meets a new shape: warming it, untimed
       ("warmed", tid, engine, shape, seconds)   done; the timed task starts now
-      ("done", tid, result)     task ``tid`` finished (a ``Result``)
+      ("done", [(tid, result), ...])   tasks finished, in order (``Result`` each):
+                                reported together every ``REPORT_S`` or so, and
+                                always before any other message and at a chunk's end
       ("retire", reason)        the worker exits after this (it ran out of memory);
                                 the chunk's unstarted tasks go back to the queue
 
@@ -62,6 +64,9 @@ from engines import Result, Status, describe
 from puzzles.generator import warmup_puzzles
 
 WARMUP_TIMEOUT_S = 5.0    # a warm-up solve is a nearly full grid: this is generous
+REPORT_S = 0.005          # results of short tasks go to the parent together, this often:
+                          # one message per result cost the parent a wake-up and a pipe
+                          # read each, on a busy machine most of its time
 HOST = socket.gethostname()
 
 
@@ -315,14 +320,42 @@ def failed(engine, task: Task, status: Status, message: str, where: str = "") ->
                   status, message=message, traceback=where)
 
 
-def send_result(conn, tid: int, result: Result) -> None:
-    """``("done", tid, result)``; a result that cannot be pickled goes as ``sendable``."""
+def send_results(conn, done: list[tuple[int, Result]]) -> None:
+    """``("done", done)``; a result that cannot be pickled goes as ``sendable``."""
     try:
-        conn.send(("done", tid, result))
+        conn.send(("done", done))
     except (OSError, EOFError):
         raise
     except Exception:             # pickling failed: nothing was written
-        conn.send(("done", tid, sendable(result)))
+        conn.send(("done", [(tid, sendable(result)) for tid, result in done]))
+
+
+class Reporter:
+    """Finished tasks on their way to the parent, sent together every ``REPORT_S``.
+
+    Any other message (``say``) first sends what is held, so the parent always
+    reads results in task order before it hears of the next task's shape.
+    """
+
+    def __init__(self, conn):
+        self.conn = conn
+        self.held: list[tuple[int, Result]] = []
+        self.since = time.perf_counter()
+
+    def add(self, tid: int, result: Result, last: bool) -> None:
+        self.held.append((tid, result))
+        if last or time.perf_counter() - self.since >= REPORT_S:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.held:
+            send_results(self.conn, self.held)
+            self.held = []
+        self.since = time.perf_counter()
+
+    def say(self, message) -> None:
+        self.flush()
+        self.conn.send(message)
 
 
 def sendable(result: Result) -> Result:
@@ -370,8 +403,9 @@ def worker_main(conn, init: WorkerInit, tokens=None, lifeline=None) -> None:
 
 
 def _serve(conn, init: WorkerInit, tokens) -> None:
+    reporter = Reporter(conn)
     try:
-        session = Session(init, conn.send)
+        session = Session(init, reporter.say)
     except Exception as exc:     # a plugin or an engine that will not load: no worker can
         conn.send(("unfit", str(exc) if isinstance(exc, PluginError) else describe(exc)))
         return
@@ -392,9 +426,9 @@ def _serve(conn, init: WorkerInit, tokens) -> None:
             result = session.run(task, puzzles[task.puzzle_id])
             go = (index + 1 < len(chunk) and session.retire is None
                   and _take_token(token_fd))
-            send_result(conn, task.tid, result)
+            reporter.add(task.tid, result, last=not go)
             if session.retire is not None:
-                conn.send(("retire", session.retire))
+                reporter.say(("retire", session.retire))
                 return
 
 

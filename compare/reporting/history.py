@@ -172,7 +172,8 @@ def in_commit_order(runs: list[RunInfo]) -> list[RunInfo]:
 
 # ----- the series ----------------------------------------------------------------------
 def history(folders: list[Path | str | RunFolder], baseline: str | None = None,
-            shift_s: float = paired.DEFAULT_SHIFT_S, relative: bool = False) -> History:
+            shift_s: float | None = paired.DEFAULT_SHIFT_S, relative: bool = False) -> History:
+    shift_s = paired.DEFAULT_SHIFT_S if shift_s is None else shift_s   # one for the series
     runs = in_commit_order([read_run(f) for f in folders])
     names = [r.name for r in runs]
     if len(set(names)) < len(names):           # two folders of the same name: say which

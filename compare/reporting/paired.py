@@ -9,9 +9,14 @@ of two. The headline figure is therefore paired and multiplicative:
 
 over the puzzles both engines attempted. ``t`` is the task's time when it
 was solved, else its PAR2 value (twice the time limit), so an unsolved task
-counts as a loss, not as a missing value. The shift (default 1 ms, suited to
-tasks of a millisecond or so) keeps microsecond noise on trivial puzzles from
-reading as a factor of two. The 95 % confidence interval comes from
+counts as a loss, not as a missing value. The shift keeps timer noise on
+trivial puzzles from reading as a factor of two, and is chosen from the run
+(``run_shift``): a tenth of the baseline's median time. A fixed shift cannot
+fit every run: 1 ms suits tasks of milliseconds, but next to solves of 60 µs
+it swamps the times, and an engine 3x faster on every puzzle read as 1.2x.
+A tenth of the baseline's median moves a ratio r on a typical puzzle only to
+(r + 0.1) / 1.1, while a puzzle a hundred times faster than that median gets
+a ratio near 1 instead of noise. The 95 % confidence interval comes from
 ``scipy.stats.bootstrap`` (BCa) resampling puzzles with both engines' times
 kept together, seeded, so the same results always give the same interval;
 from ``NORMAL_FROM`` puzzles on, where the mean of the log ratios is as
@@ -25,7 +30,8 @@ import warnings
 import numpy as np
 from scipy import stats
 
-DEFAULT_SHIFT_S = 0.001     # 1 ms
+DEFAULT_SHIFT_S = 0.001     # 1 ms: where nothing is known of the run's times
+SHIFT_FRACTION = 0.1        # the run's shift: this fraction of the baseline's median time
 TIE = 0.05                  # a ratio within 5 % either way is a tie
 SEED = 0
 RESAMPLES = 9999
@@ -33,6 +39,16 @@ BCA_UP_TO = 2000            # BCa's jackknife grows with n^2; beyond this, perce
 NORMAL_FROM = 5000          # from here the normal interval of the mean: the bootstrap's
                             # matches it to 3 digits, and costs minutes on 50,000 puzzles
 FLOOR_S = 1e-6              # below timer resolution: keeps log finite with shift 0
+
+
+def run_shift(base_times) -> float:
+    """The shift for a run: ``SHIFT_FRACTION`` of the baseline's median time (PAR2
+    values included), never below the timer floor; 1 ms when there is no time."""
+    times = np.asarray(base_times, dtype=float)
+    times = times[np.isfinite(times)]
+    if len(times) == 0:
+        return DEFAULT_SHIFT_S
+    return float(max(FLOOR_S, SHIFT_FRACTION * np.median(times)))
 
 
 def log_times(times, shift_s: float) -> np.ndarray:

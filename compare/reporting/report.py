@@ -21,6 +21,7 @@ import pandas as pd
 
 from compare.harness.environment import describe
 from compare.harness.folder import RunFolder
+from compare.harness.runner import not_repeated
 from compare.harness.store import COLUMNS, atomic_write
 from compare.judge.verdict import failures, findings, model_only
 from compare.reporting import page, paired, plots, summary
@@ -38,6 +39,7 @@ class Report:
     failures: list = field(default_factory=list)      # verdict.Failure: errored, crashed, memout
     incomplete: dict = field(default_factory=dict)    # engine -> (done, planned), when short
     model_only: list = field(default_factory=list)    # kinds judged against the model only
+    not_repeated: int = 0       # timeouts recorded for later repeats without running
     empty: bool = False
     verdict: Verdict = field(default_factory=Verdict)  # the first line, counted
 
@@ -47,9 +49,9 @@ class Report:
 
 
 def build_report(folder: Path | str | RunFolder, baseline: str | None = None,
-                 quiet: bool = False, shift_s: float = paired.DEFAULT_SHIFT_S) -> Report:
+                 quiet: bool = False, shift_s: float | None = None) -> Report:
     """Write every report file and print the summary (from a folder, or a ``RunFolder``
-    already read)."""
+    already read); ``shift_s`` None: the run's own (``summary.run_shift``)."""
     if not isinstance(folder, RunFolder):
         with RunFolder(folder) as run:
             return build_report(run, baseline, quiet, shift_s)
@@ -59,7 +61,8 @@ def build_report(folder: Path | str | RunFolder, baseline: str | None = None,
         print(f"{folder}: no results yet", file=sys.stderr)
         return Report(folder, empty=True)
     report = Report(folder, findings(frame, data.puzzles, data.config.get("plugin_env")),
-                    failures(frame), data.shortfall(), model_only(frame["kind"].dropna()))
+                    failures(frame), data.shortfall(), model_only(frame["kind"].dropna()),
+                    not_repeated(frame))
     tasks = data.tasks
     report.verdict = verdict_of(frame, wrong=len(report.problems), planned=data.planned,
                                 compared=len(tasks), runs=data.runs)
@@ -67,19 +70,23 @@ def build_report(folder: Path | str | RunFolder, baseline: str | None = None,
         tasks) else None
     order = {"engine": data.config.get("engines_run", []) + [summary.VIRTUAL_BEST],
              "source": [p["source"] for p in data.puzzles.values()]}
+    given = shift_s is not None
+    if not given:
+        shift_s = summary.run_shift(tasks, base) if len(tasks) else paired.DEFAULT_SHIFT_S
     tables = _tables(tasks, base, order, shift_s)
     _export(frame, folder)
     pictures = _plots(tasks, base, folder, order["engine"], shift_s)
     shown = summary.baseline_label(tasks, base) if len(tasks) else "none"
-    text = _markdown(data, report, tables, shown, pictures, shift_s, len(tasks), order)
+    shift = summary.shift_text(shift_s, given)
+    text = _markdown(data, report, tables, shown, pictures, shift_s, len(tasks), order, shift)
     atomic_write(folder / "summary.md", lambda tmp: tmp.write_text(text, encoding="utf-8"))
     page.write(folder / "report.html", _page(data, report, tables, tasks, base, order, pictures,
-                                            shift_s))
-    _write_meta(folder, data, report, base, shift_s)
+                                            shift_s, shift))
+    _write_meta(folder, data, report, base, shift_s, given)
     _write_json(folder, report, tables, shown)
     _print_alerts(report, len(tasks))
     if not quiet:
-        _print(tables, shown, folder, data.runs, shift_s)
+        _print(tables, shown, folder, data.runs, shift)
     _print_problems(report.problems)
     return report
 
@@ -113,20 +120,20 @@ def _plots(tasks, base, folder: Path, engines: list[str], shift_s: float) -> lis
 
 
 def _page(data: RunFolder, report: Report, tables, tasks, base, order, pictures,
-          shift_s: float) -> page.PageInputs:
+          shift_s: float, shift: str) -> page.PageInputs:
     """The first line of the page tells the whole truth: the report's verdict line."""
     tone = {"WRONG": "bad", "OK": "ok"}.get(report.verdict.word, "warn")
     settings = {**(data.config.get("settings") or {}),
                 "baseline": base, "workers": data.config.get("workers"),
                 "engines run": data.config.get("engines_run"),
-                "shift": summary.duration(shift_s), "tie band": f"{paired.TIE:.0%}",
+                "shift": shift, "tie band": f"{paired.TIE:.0%}",
                 "bootstrap": f"{paired.RESAMPLES} resamples, seed {paired.SEED}"}
     return page.PageInputs(
         title="Engine comparison", verdict=report.verdict.line(), verdict_class=tone,
         alerts=alert_lines(report, len(tasks)), problems=report.problems, frame=data.results,
         tasks=tasks, tables=tables, baseline=base, engines=order["engine"],
         puzzles=data.puzzles, environment=_environment(data), settings=settings,
-        shift_s=shift_s, note=" ".join(headline_note(shift_s, "this page")),
+        shift_s=shift_s, note=" ".join(headline_note("this page")),
         plugin_env=data.config.get("plugin_env"), pictures=pictures)
 
 
@@ -140,13 +147,15 @@ def _export(frame, folder: Path) -> None:
     atomic_write(folder / "results.parquet", lambda tmp: frame.to_parquet(tmp, index=False))
 
 
-def _write_meta(folder: Path, data: RunFolder, report: Report, base, shift_s: float) -> None:
+def _write_meta(folder: Path, data: RunFolder, report: Report, base, shift_s: float,
+                given: bool) -> None:
     """meta.json: the run's settings, environment and completeness, for other tools."""
     meta = {"config": data.config, "environment": data.sessions, "planned": data.planned,
             "stored": {k: int(v) for k, v in data.results.groupby("engine").size().items()},
             "complete": not report.incomplete, "runs": data.runs, "skipped": data.skipped,
             "plugins": data.sessions[-1].get("plugins", {}) if data.sessions else {},
-            "report": {"baseline": base, "shift_s": shift_s, "tie": paired.TIE,
+            "report": {"baseline": base, "shift_s": shift_s,
+                       "shift_from": "--shift-ms" if given else "run", "tie": paired.TIE,
                        "bootstrap_seed": paired.SEED, "resamples": paired.RESAMPLES}}
     text = json.dumps(meta, indent=2, default=str) + "\n"
     atomic_write(folder / "meta.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))
@@ -179,10 +188,19 @@ def alert_lines(report: Report, compared: int) -> list[str]:
     return lines
 
 
+def note_lines(report: Report) -> list[str]:
+    """What the reader should know about how the figures were taken."""
+    if not report.not_repeated:
+        return []
+    return [f"{report.not_repeated} timeout(s) not repeated: a task that timed out once is "
+            "recorded as a timeout on its later repeats without running again "
+            "(--repeat-timeouts runs them)"]
+
+
 def _print_alerts(report: Report, compared: int) -> None:
     """The verdict line first; errors and crashes are no wrong answers, but they must
     not go unseen."""
-    for line in [report.verdict.line(), *alert_lines(report, compared)]:
+    for line in [report.verdict.line(), *alert_lines(report, compared), *note_lines(report)]:
         print(line, file=sys.stderr)
 
 
@@ -207,20 +225,25 @@ def harness_line(run: dict) -> str:
             f"parent CPU {run['parent_cpu_s']:.2f} s")
 
 
-def headline_note(shift_s: float, where: str = "summary.md") -> list[str]:
-    """What the compact table's columns mean, in lines that fit a terminal."""
-    return [f"ratio: shifted geometric mean of the per-puzzle time ratios to the baseline "
-            f"(shift {summary.duration(shift_s)}),",
+def headline_title(shown: str, shift: str) -> str:
+    """The headline's title: the baseline, and the shift beside it."""
+    return f"baseline: {shown}; {shift}"
+
+
+def headline_note(where: str = "summary.md") -> list[str]:
+    """What the compact table's columns mean, in lines that fit a terminal (the shift
+    is in the title above the table)."""
+    return ["ratio: shifted geometric mean of the per-puzzle time ratios to the baseline,",
             f"with its 95% bootstrap CI; W/T/L: puzzles faster / within {paired.TIE:.0%} / "
             "slower than the baseline;", "an unsolved task counts as twice the time limit "
             f"(PAR2). Definitions at the end of {where}."]
 
 
-def _print(tables, shown: str, folder: Path, runs, shift_s: float) -> None:
+def _print(tables, shown: str, folder: Path, runs, shift: str) -> None:
     if "engine" in tables:
-        print(f"\nPer engine (baseline: {shown}):")
+        print(f"\nPer engine ({headline_title(shown, shift)}):")
         print(summary.to_text(summary.compact(tables["engine"])))
-        print("\n".join(headline_note(shift_s)))
+        print("\n".join(headline_note()))
     if "formulations" in tables:
         print(f"\nFormulations, each engine against itself (shifted geometric mean time, "
               f"x ratio to the engine's own {_reference(tables)}, * fastest):")
@@ -268,7 +291,7 @@ def count_lines(table: pd.DataFrame) -> list[str]:
 
 # ----- summary.md ------------------------------------------------------------------------
 def _markdown(data: RunFolder, report: Report, tables, shown: str, pictures, shift_s,
-              compared: int, order: dict) -> str:
+              compared: int, order: dict, shift: str) -> str:
     parts = ["# Engine comparison", ""]
     alerts = alert_lines(report, compared)
     if report.problems:
@@ -276,13 +299,14 @@ def _markdown(data: RunFolder, report: Report, tables, shown: str, pictures, shi
                          "see Verdicts")
     parts += [report.verdict.line(), ""] if alerts else [report.verdict.line()]
     parts += [f"- **{line.split(':', 1)[0]}**:{line.split(':', 1)[1]}" for line in alerts]
+    parts += [f"- Note: {line}" for line in note_lines(report)]
     parts += ["", "## Environment", ""] + [f"- {line}" for line in _environment(data)] + [""]
     if not tables:
         parts += ["No puzzle run was finished by every engine yet: nothing to compare.", ""]
     else:
-        parts += [f"## Headline (baseline: {shown})", "",
+        parts += [f"## Headline ({headline_title(shown, shift)})", "",
                   summary.to_markdown(summary.compact(tables["engine"])), "",
-                  " ".join(headline_note(shift_s)), ""]
+                  " ".join(headline_note()), ""]
     if "formulations" in tables:
         parts += ["## Formulations", "", "Each engine against itself: the shifted geometric "
                   "mean time over the puzzles it ran in every formulation, x ratio to the "

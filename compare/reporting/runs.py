@@ -36,7 +36,7 @@ class RunDiff:
     b: Path
     engines: pd.DataFrame        # per engine: tasks, ratio B/A, CI, W/T/L, verdict
     changed: pd.DataFrame        # tasks whose status or verdict differs
-    shift_s: float = paired.DEFAULT_SHIFT_S
+    shift_s: float | None = None      # None: per engine, a tenth of its median time in A
     notes: list[str] = field(default_factory=list)
     differences: list[str] = field(default_factory=list)   # settings or code that differ
     empty: str | None = None     # why nothing could be compared (a run without results)
@@ -88,9 +88,11 @@ class RunDiff:
             lines.append("no engine has a task in both runs")
         else:
             shown = summary.formatted(self.engines.rename(columns={"ratio": "ratio B/A"}))
+            shift = (f"shift {summary.duration(self.shift_s)}, set by --shift-ms"
+                     if self.shift_s is not None else
+                     "shift: a tenth of the engine's median time in A, column shift")
             lines += [shown.to_string(index=False), "",
-                      "ratio B/A: shifted geometric mean of the per-task time ratios (shift "
-                      f"{summary.duration(self.shift_s)}),",
+                      f"ratio B/A: shifted geometric mean of the per-task time ratios ({shift}),",
                       "with its 95% bootstrap CI over puzzles; W/T/L: tasks where B is faster / "
                       f"within {paired.TIE:.0%} / slower;",
                       "a change is called only when the whole CI lies outside that band."]
@@ -150,7 +152,7 @@ def _shown(value) -> str:
 
 
 def compare_runs(a: Path | str | RunFolder, b: Path | str | RunFolder,
-                 shift_s: float = paired.DEFAULT_SHIFT_S) -> RunDiff:
+                 shift_s: float | None = None) -> RunDiff:
     """Run B against run A, engine by engine, on the tasks both finished."""
     run_a = a if isinstance(a, RunFolder) else RunFolder(a)
     run_b = b if isinstance(b, RunFolder) else RunFolder(b)
@@ -182,18 +184,21 @@ def compare_runs(a: Path | str | RunFolder, b: Path | str | RunFolder,
                    compatibility(identity_a, identity_b))
 
 
-def _engines(tasks_a, tasks_b, other: set, shift_s: float) -> pd.DataFrame:
+def _engines(tasks_a, tasks_b, other: set, shift_s: float | None) -> pd.DataFrame:
     columns = TASK + ["par2_s", "attempted"]
     both = tasks_a[columns].merge(tasks_b[columns], on=TASK, suffixes=("_a", "_b"))
     both = both[both["attempted_a"] & both["attempted_b"] & ~both["puzzle_id"].isin(other)]
     rows = []
     for engine, group in both.groupby("engine", sort=False):
+        shift = paired.run_shift(group["par2_s_a"]) if shift_s is None else shift_s
         figures = paired.compare(group["par2_s_b"].to_numpy(), group["par2_s_a"].to_numpy(),
-                                 shift_s)
+                                 shift)
         rows.append({"engine": engine, "tasks": figures.pop("pairs"), **figures,
-                     "verdict": paired.verdict(figures["ci_low"], figures["ci_high"])})
-    return pd.DataFrame(rows, columns=["engine", "tasks", "ratio", "ci_low", "ci_high",
-                                       "median_ratio", "wins", "ties", "losses", "verdict"])
+                     "verdict": paired.verdict(figures["ci_low"], figures["ci_high"]),
+                     "shift_s": shift})
+    columns = ["engine", "tasks", "ratio", "ci_low", "ci_high", "median_ratio", "wins",
+               "ties", "losses", "verdict"] + (["shift_s"] if shift_s is None else [])
+    return pd.DataFrame(rows, columns=columns)
 
 
 def _changed(tasks_a, tasks_b, other: set) -> pd.DataFrame:

@@ -29,6 +29,9 @@ DEFINITIONS = """\
   ratios against the baseline, exp(mean log((t + shift) / (t_baseline + shift))),
   over the puzzles both engines attempted (``pairs``); ``t`` is the task's
   time when solved, else its PAR2 value; shift {shift}; below 1 is faster;
+  unless ``--shift-ms`` sets it, the shift is a tenth of the baseline's median
+  time (PAR2 values included), so it damps timer noise on trivial puzzles
+  without flattening the ratio on typical ones;
 * ``95% CI``: a bootstrap interval of that ratio (scipy.stats.bootstrap, BCa,
   {resamples} resamples of the puzzles with both engines' times kept
   together, seed {seed}; from 5,000 puzzles on, the normal interval of the
@@ -57,6 +60,21 @@ LABEL_WIDTH = 28     # longer engine labels are cut in the console table
 def definitions(shift_s: float = paired.DEFAULT_SHIFT_S) -> str:
     return DEFINITIONS.format(shift=duration(shift_s), resamples=paired.RESAMPLES,
                               seed=paired.SEED, tie=f"{paired.TIE:.0%}")
+
+
+def run_shift(tasks: pd.DataFrame, baseline: str | None) -> float:
+    """The paired ratios' shift for these tasks: from the baseline's times
+    (``paired.run_shift``), or from every engine's when there is no baseline."""
+    rated = tasks[tasks["attempted"] & (tasks["engine"] != VIRTUAL_BEST)]
+    if baseline is not None and (rated["engine"] == baseline).any():
+        rated = rated[rated["engine"] == baseline]
+    return paired.run_shift(rated["par2_s"])
+
+
+def shift_text(shift_s: float, given: bool) -> str:
+    """The shift as the headline shows it: its value and where it came from."""
+    return (f"shift {duration(shift_s)}, "
+            + ("set by --shift-ms" if given else "a tenth of the baseline's median time"))
 
 
 def family(puzzle_id: str) -> str:
@@ -91,15 +109,18 @@ def with_virtual_best(tasks: pd.DataFrame) -> pd.DataFrame:
 
 
 def engine_table(tasks: pd.DataFrame, baseline: str | None, by: list[str] | None = None,
-                 shift_s: float = paired.DEFAULT_SHIFT_S,
+                 shift_s: float | None = None,
                  virtual_best: bool = True) -> pd.DataFrame:
-    """The summary table, one row per engine (and per ``by`` group).
+    """The summary table, one row per engine (and per ``by`` group); ``shift_s``
+    None: the run's own (``run_shift``).
 
     With several formulations every row (engine x formulation) is compared with
     one reference, the baseline engine in its ``reference_formulation``, so the
     ratios read across formulations: a formulation that is faster for an engine
     shows a smaller ratio, not one taken against another baseline."""
     by = list(by or [])
+    if shift_s is None:
+        shift_s = run_shift(tasks, baseline)
     reference = None
     if tasks["formulation"].nunique() > 1:
         by.append("formulation")
@@ -223,11 +244,12 @@ def _agreement(group: pd.DataFrame, odd: set) -> str:
     return "yes" if not bad else f"no ({bad})"
 
 
-def formulation_table(tasks: pd.DataFrame,
-                      shift_s: float = paired.DEFAULT_SHIFT_S) -> pd.DataFrame:
+def formulation_table(tasks: pd.DataFrame, shift_s: float | None = None) -> pd.DataFrame:
     """Engine x formulation: the shifted geometric mean time over the puzzles the
     engine ran in every formulation, its ratio to the first formulation, the winner."""
     forms = list(dict.fromkeys(tasks["formulation"]))
+    if shift_s is None:
+        shift_s = run_shift(tasks, None)
     rows = []
     for engine, group in tasks[tasks["attempted"]].groupby("engine", sort=False):
         wide = group.pivot_table(index=["puzzle_id", "mode"], columns="formulation",
@@ -352,7 +374,8 @@ def sig3(value) -> str:
 HEADERS = {"mean_s": "mean", "median_s": "median", "p90_s": "p90", "max_s": "max",
            "par2_s": "PAR2", "total_s": "total", "mean_nodes": "nodes", "rep_iqr": "rep IQR",
            "median_ratio": "median ratio", "ratio_of_means": "ratio of means",
-           "time_s": "time", "cpu_s": "median CPU", "peak_rss_mb": "peak RSS"}
+           "time_s": "time", "cpu_s": "median CPU", "peak_rss_mb": "peak RSS",
+           "shift_s": "shift"}
 
 
 def formatted(table: pd.DataFrame) -> pd.DataFrame:

@@ -1,0 +1,153 @@
+"""Many answers judged at once: the checker's verdicts, vectorised with numpy.
+
+A fast engine answers 9x9 Sudoku in tens of microseconds, and judging each
+answer on its own (``checker.verify``: the model's constraints, then the
+rules, in Python) cost the harness's parent about 0.2 ms: the parent, not
+the engines, set the pace. Here the answers of one shape (side and
+formulation) are stacked into an array and both judges run over the whole
+stack in a few numpy operations:
+
+* the rules, re-derived here from the side alone, as ``rules.sudoku`` does:
+  every cell in 1..n, the givens kept, every row, column and box a
+  permutation of 1..n;
+* the model: every variable inside its domain and every constraint of the
+  model's structure (AllDifferent, Linear, ``x != y + c``) on every answer.
+  In these formulations the model's givens are the puzzle's, cell for cell,
+  and the rules check above holds the answer to them.
+
+It shares no code with any engine. Whatever it cannot take (other kinds,
+the one-hot formulation, counts, several solutions, a constraint kind it
+does not vectorise) goes to ``checker.verify`` one by one, and so does
+every answer the stack rejects, so a rejection carries the same reason
+either way. Accepting is the only thing decided here.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from math import isqrt
+
+import numpy as np
+
+from compare.judge.checker import verify
+from puzzles.model import AllDifferent, Linear, NotEqualOffset
+
+STACKED = ("alldiff", "pairwise")     # formulations whose variables are the cells
+ACCEPTED = "1 solution(s) checked"    # the reason ``verify`` gives a good single answer
+
+
+@dataclass
+class Claim:
+    """One result to judge: what ``checker.verify`` takes."""
+    puzzle: object
+    formulation: str
+    result: object
+    limit: int | None = None
+
+
+def verify_many(claims: list[Claim], model_of) -> list[tuple[bool, str]]:
+    """``checker.verify`` for every claim, in order; ``model_of(claim)`` builds a
+    claim's model, needed only for the claims judged one by one and once per shape."""
+    verdicts: list[tuple[bool, str] | None] = [None] * len(claims)
+    groups: dict[tuple, list[int]] = {}
+    for index, claim in enumerate(claims):
+        key = _stackable(claim)
+        if key is not None:
+            groups.setdefault(key, []).append(index)
+    for indices in groups.values():
+        try:
+            good = _judge_stack([claims[i] for i in indices], model_of)
+        except (TypeError, ValueError, OverflowError):   # odd values: judged one by one
+            continue
+        for index, ok in zip(indices, good):
+            if ok:
+                verdicts[index] = (True, ACCEPTED)
+    for index, claim in enumerate(claims):
+        if verdicts[index] is None:
+            verdicts[index] = _one(claim, model_of)
+    return verdicts
+
+
+def _one(claim: Claim, model_of) -> tuple[bool, str]:
+    try:
+        return verify(claim.puzzle, model_of(claim), claim.result, claim.formulation,
+                      claim.limit)
+    except Exception as exc:     # an answer the checker cannot even read is not verified
+        return False, f"checker could not judge it: {type(exc).__name__}: {exc}"
+
+
+def _stackable(claim: Claim) -> tuple | None:
+    """The stack a claim joins, or None when only ``verify`` may judge it."""
+    puzzle, result = claim.puzzle, claim.result
+    if getattr(puzzle, "kind", None) != "sudoku" or claim.formulation not in STACKED:
+        return None
+    if str(getattr(result.status, "value", result.status)) != "solved":
+        return None
+    if result.mode == "count" or len(result.solutions) != 1:
+        return None
+    n = puzzle.n
+    if len(result.solutions[0]) != n * n or len(puzzle.grid) != n * n:
+        return None
+    return n, claim.formulation
+
+
+def _judge_stack(claims: list[Claim], model_of) -> np.ndarray:
+    """Per claim, whether both judges accept its answer (False: ask ``verify``)."""
+    n = claims[0].puzzle.n
+    values = np.array([c.result.solutions[0] for c in claims])
+    if values.dtype.kind not in "iub" or values.shape != (len(claims), n * n):
+        raise TypeError("not whole numbers")
+    values = values.astype(np.int64)
+    givens = np.array([c.puzzle.grid for c in claims], dtype=np.int64)
+    good = ((values >= 1) & (values <= n)).all(axis=1)
+    good &= ((givens == 0) | (givens == values)).all(axis=1)
+    good &= _permutations(values, _sudoku_groups(n), n)
+    return good & _model_holds(values, model_of(claims[0]).structure)
+
+
+@lru_cache(maxsize=None)
+def _sudoku_groups(n: int) -> np.ndarray:
+    """Rows, columns and boxes of an n x n Sudoku as cell indices, derived here."""
+    box = isqrt(n)
+    if box * box != n:
+        raise ValueError(f"side {n} is not a square")
+    cells = np.arange(n * n).reshape(n, n)
+    boxes = cells.reshape(box, box, box, box).transpose(0, 2, 1, 3).reshape(n, n)
+    return np.concatenate([cells, cells.T, boxes])
+
+
+def _permutations(values: np.ndarray, groups: np.ndarray, n: int) -> np.ndarray:
+    """Per answer, whether every group holds each of 1..n once (values already in 1..n)."""
+    return (np.sort(values[:, groups], axis=2) == np.arange(1, n + 1)).all(axis=(1, 2))
+
+
+def _model_holds(values: np.ndarray, structure) -> np.ndarray:
+    """Per answer, whether every domain and constraint of ``structure`` holds."""
+    good = np.ones(len(values), dtype=bool)
+    for var, domain in enumerate(structure.domains):
+        low, high = min(domain), max(domain)
+        if len(domain) != high - low + 1:
+            raise ValueError("a domain with holes")
+        good &= (values[:, var] >= low) & (values[:, var] <= high)
+    by_kind: dict[type, list] = {}
+    for con in structure.constraints:
+        by_kind.setdefault(type(con), []).append(con)
+    for kind, cons in by_kind.items():
+        if kind is AllDifferent:
+            for width in {len(c.vars) for c in cons}:
+                index = np.array([c.vars for c in cons if len(c.vars) == width])
+                ordered = np.sort(values[:, index], axis=2)
+                good &= ~(ordered[:, :, 1:] == ordered[:, :, :-1]).any(axis=(1, 2))
+        elif kind is NotEqualOffset:
+            xs, ys, cs = (np.array([getattr(c, a) for c in cons]) for a in ("x", "y", "c"))
+            good &= (values[:, xs] != values[:, ys] + cs).all(axis=1)
+        elif kind is Linear:
+            for con in cons:
+                total = values[:, list(con.vars)] @ np.array(con.coeffs, dtype=np.int64)
+                good &= _OPS[con.op](total, con.rhs)
+        else:
+            raise ValueError(f"{kind.__name__} is not vectorised")
+    return good
+
+
+_OPS = {"==": np.equal, "!=": np.not_equal, "<=": np.less_equal, ">=": np.greater_equal}

@@ -1,0 +1,70 @@
+"""A task that timed out is not run again on its later repeats, unless asked."""
+from __future__ import annotations
+
+from collections import deque
+
+import pytest
+
+from compare.harness.executor import Executor
+from compare.harness.runner import NOT_REPEATED, TimeoutsOnce, not_repeated
+from compare.harness.tasks import Task
+from engines import Result, Status
+from tests.test_harness import results, run, small  # noqa: F401  (the fixture)
+
+
+def _task(repeat: int, puzzle: str = "p:1", engine: str = "e") -> Task:
+    return Task(repeat, puzzle, "alldiff", engine, "first", 2, 1.0, repeat)
+
+
+def test_only_later_repeats_of_the_same_task_are_answered_without_running():
+    once = TimeoutsOnce()
+    first = Result("e", "lib", "1", "first", Status.TIMEOUT, build_s=0.1, solve_s=1.2)
+    once.note(_task(0), {"status": "timeout"}, first)
+    assert once.skip(_task(0)) is None                   # the timed-out repeat itself
+    assert once.skip(_task(1, puzzle="p:2")) is None     # another puzzle
+    assert once.skip(_task(1, engine="f")) is None       # another engine
+    stand_in = once.skip(_task(2))
+    assert stand_in.status == Status.TIMEOUT and stand_in.total_s == pytest.approx(1.3)
+    assert stand_in.message.startswith(NOT_REPEATED) and "repeat 1" in stand_in.message
+
+
+def test_a_solved_task_and_a_stand_in_do_not_start_the_rule():
+    once = TimeoutsOnce()
+    once.note(_task(0), {"status": "solved"}, Result("e", "", "", "first", Status.SOLVED))
+    assert once.skip(_task(1)) is None
+    stand_in = Result("e", "", "", "first", Status.TIMEOUT, message=f"{NOT_REPEATED} 1")
+    once.note(_task(1), {"status": "timeout"}, stand_in)
+    assert once.skip(_task(2)) is None
+
+
+def test_take_runnable_answers_skipped_tasks_and_stops_at_one_to_run():
+    pending = deque([_task(1), _task(2, puzzle="p:2"), _task(3)])
+    answered = []
+
+    def skip(task):
+        return Result("e", "", "", "first", Status.TIMEOUT) if task.puzzle_id == "p:1" else None
+    assert Executor.take_runnable(pending, skip, answered)
+    assert [t.tid for t, _ in answered] == [1] and pending[0].tid == 2
+    pending.popleft()
+    assert not Executor.take_runnable(pending, skip, answered)
+    assert [t.tid for t, _ in answered] == [1, 3] and not pending
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("force", [False, True])
+def test_a_run_does_not_repeat_timeouts_unless_asked(small, tmp_path, force):  # noqa: F811
+    out = tmp_path / "run"
+    proc = run("--puzzles", small, "--sample", 2, "--engines", "fake,fake-sleep",
+               "--timeout", 0.2, "--repeat", 3, "--workers", 1, "--out", out,
+               *(["--repeat-timeouts"] if force else []))
+    assert proc.returncode == 0, proc.stderr
+    frame = results(out)
+    slept = frame[frame["engine"] == "fake-sleep"]
+    assert len(slept) == 6 and slept["status"].eq("timeout").all()
+    stand_ins = slept["message"].fillna("").str.startswith(NOT_REPEATED)
+    assert not_repeated(frame) == int(stand_ins.sum()) == (0 if force else 4)
+    assert (slept.loc[~stand_ins, "repeat"].tolist() == [0, 0, 1, 1, 2, 2] if force
+            else sorted(slept.loc[~stand_ins, "repeat"]) == [0, 0])
+    said = "4 timeout(s) not repeated"
+    assert (said in proc.stderr) != force and (said in (out / "summary.md").read_text()) != force
+    assert frame.loc[frame["engine"] == "fake", "status"].eq("solved").all()
