@@ -493,20 +493,40 @@ class _Builder:
                                 _test(op, matrix[a][b], operand)))
 
     def form_channel(self, first, second) -> None:
-        """Per i, j: a 0/1 indicator of ``x_i == j``, tied to ``y_j == i`` by a small Table."""
+        """Lists of one length: 0/1 variables ``b_ij`` (``x_i == j``), one per row and per
+        column, ``x_i = sum_j j b_ij`` and ``y_j = sum_i i b_ij`` (Linear only). Lists of
+        different lengths: per i, j, a 0/1 indicator of ``x_i == j`` with ``y_j == i``
+        implied, by a small Table."""
         second = first if second is None else second
-        both_ways = len(first) == len(second)
+        if len(first) == len(second):
+            self._channel_one_hot(first, second)
+            return
         for i, x in enumerate(first):
             self.predicate(("in", x, ("range", 0, len(second) - 1)))
             for j, y in enumerate(second):
                 flag = self.indicator(x, j)
-                values = self.values(flag)
-                rows = [(v, f) for v in self.values(y) for f in values
-                        if (v == i) == bool(f) or (not both_ways and not f)]
+                rows = [(v, f) for v in self.values(y) for f in self.values(flag)
+                        if not f or v == i]
                 self.table([y, flag], rows)
-        if both_ways:
-            for y in second:
-                self.predicate(("in", y, ("range", 0, len(first) - 1)))
+
+    def _channel_one_hot(self, first, second) -> None:
+        flags = {}
+        for i, x in enumerate(first):
+            for j, y in enumerate(second):
+                if j in self.values(x) and i in self.values(y):
+                    flags[i, j] = self.aux("channel", (0, 1))
+        for side, index in ((first, 0), (second, 1)):
+            groups: list[list] = [[] for _ in side]
+            for pair, b in flags.items():
+                groups[pair[index]].append((pair, b))
+            for k, term in enumerate(side):
+                mine = groups[k]
+                self.linear({b: 1 for _, b in mine}, 0, "eq", 1)
+                found, const = _linear(term)
+                weights = {b: pair[1 - index] for pair, b in mine}
+                for v, a in found.items():
+                    weights[v] = weights.get(v, 0) - a
+                self.linear(weights, -const, "eq", 0)
 
     def indicator(self, term, value: int):
         """A term equal to 1 where ``term == value``, else 0."""
@@ -550,6 +570,11 @@ class _Builder:
         flag = 1                                  # the empty prefix is equal
         for k, (x, y) in enumerate(zip(a, b)):
             last = k == len(a) - 1
+            if len(self.values(x)) * len(self.values(y)) > SMALL_TABLE:
+                flag = self._lex_step_linear(flag, x, y, last and strict)
+                if last:
+                    return
+                continue
             f, u, w = _grid([self.values(flag), self.values(x), self.values(y)])
             g = ((f != 0) & (u == w)).astype(np.int64)
             keep = ~((f != 0) & (u > w))
@@ -568,6 +593,23 @@ class _Builder:
             flag = ("var", g)
         if strict:                                # empty lists: never strictly ordered
             self.constraints.append(Table((0,), ()))
+
+    def _lex_step_linear(self, flag, x, y, strict_end: bool):
+        """One lex step over wide domains without a table: while the prefix is equal
+        (``flag``), ``x <= y`` by a big-M inequality; the next flag is ``flag and x == y``."""
+        diff, const = _linear(("sub", x, y))
+        low, high = self.bounds(diff, const)
+        if isinstance(flag, int):
+            if flag:
+                self.linear(diff, const, "le", 0)
+        elif high > 0:             # flag = 1 -> x - y <= 0;  flag = 0 -> x - y <= high
+            self.linear({**diff, flag[1]: high}, const, "le", high)
+        same = self.expression(("eq", x, y))
+        following = self.expression(("and", flag, same)) if not isinstance(flag, int) \
+            else (same if flag else 0)
+        if strict_end:
+            self.linear(*_linear(following), "eq", 0)
+        return following
 
     def form_precedence(self, terms, values, covered) -> None:
         if values is None:

@@ -104,3 +104,15 @@ def test_progress_lines_for_a_log_say_what_is_done_and_what_is_left(capsys):
     assert "elapsed, about " in line and line.endswith(" left")
     eta.update(6)                              # the last one: the report follows, no line
     assert capsys.readouterr().err == ""
+
+
+def test_solve_runs_where_the_report_and_system_libraries_cannot_be_imported():
+    blocked = ("pandas", "matplotlib", "psutil", "tabulate", "scipy")
+    code = ("import runpy, sys\n"
+            + "".join(f"sys.modules[{name!r}] = None\n" for name in blocked)
+            + f"sys.argv = ['run_compare.py', 'solve', {str(SAMPLE)!r}]\n"
+            "runpy.run_path('run_compare.py', run_name='__main__')\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert len(done.stdout.splitlines()) == 9

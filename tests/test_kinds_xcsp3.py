@@ -372,6 +372,9 @@ def test_competition_instances_are_solved_and_judged(tmp_path):
     ("sum-expressions", "SMALL_TABLE", 0),       # comparisons reified by inequalities
     ("intension-logic", "SMALL_TABLE", 0),
     ("intension-disjunction", "SPLIT_ROWS", 0),  # one shared flag per comparison
+    ("lex", "SMALL_TABLE", 0),                   # lex steps by inequalities, no tables
+    ("lex-decreasing", "SMALL_TABLE", 0),
+    ("lex-matrix", "SMALL_TABLE", 0),
     ("intension-arith", "MAX_ROWS", 16),         # sub-expressions as auxiliary variables
     ("intension-nonlinear", "MAX_ROWS", 16),
     ("element", "MAX_ROWS", 16),

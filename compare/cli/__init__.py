@@ -20,7 +20,7 @@ import signal
 import sys
 import threading
 
-from compare.cli.common import Exit, say
+from compare.cli.common import Exit, OneLineParser, say
 from compare.harness.plugins import PluginError, load_plugins
 from compare.harness.store import STORAGE_ERRNOS, StorageError, StoreError, storage_fault
 
@@ -38,17 +38,29 @@ PIPE_CLOSED = 128 + signal.SIGPIPE if hasattr(signal, "SIGPIPE") else 1
 
 
 def build_parser(full: bool = False):
-    """The top-level parser; ``full`` gives each sub-command its own options too (for
-    completion, which then imports every command module)."""
+    """The top-level parser: the comparison's options and the commands; ``full`` gives
+    each command its own options too (for completion, which then imports them all)."""
     from compare.cli.run_args import build_parser as run_parser
     parser = run_parser()
+    _add_commands(parser, full)
+    return parser
+
+
+def command_parser():
+    """The commands alone: picks one without importing the comparison's modules, so
+    ``solve`` runs where only the engines and puzzles can be imported."""
+    parser = OneLineParser(prog="run_compare.py", add_help=False)
+    _add_commands(parser, full=False)
+    return parser
+
+
+def _add_commands(parser, full: bool) -> None:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND",
                                      title="commands (run_compare.py COMMAND --help)")
     for name, (module, text) in COMMANDS.items():
         parents = [importlib.import_module(module).build_parser()] if full else []
         commands.add_parser(name, help=text, add_help=False, parents=parents,
                             conflict_handler="resolve")
-    return parser
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -87,19 +99,17 @@ def main(argv: list[str] | None = None) -> int:
 def _dispatch(argv: list[str]) -> int:
     """The sub-command argparse finds, given the rest of the line as it was typed (its
     own parser reads it); with none, the comparison."""
-    completing = "_ARGCOMPLETE" in os.environ
-    parser = build_parser(full=completing)
-    if completing:
+    if "_ARGCOMPLETE" in os.environ:
         try:
             import argcomplete
         except ImportError:
             return Exit.USAGE
-        argcomplete.autocomplete(parser)
+        argcomplete.autocomplete(build_parser(full=True))
     if argv and not argv[0].startswith("-"):
-        command = parser.parse_args(argv[:1]).command     # a wrong name: "did you mean"
+        command = command_parser().parse_args(argv[:1]).command   # else "did you mean"
         return importlib.import_module(COMMANDS[command][0]).main(argv[1:])
     if {"-h", "--help"} & set(argv):
-        parser.parse_args(argv)          # the help, with the commands listed
+        build_parser().parse_args(argv)          # the help, with the commands listed
     return importlib.import_module("compare.cli.run").main(argv)
 
 
