@@ -156,7 +156,7 @@ class Runner:
         finally:
             if handler is not None:
                 signal.signal(signal.SIGINT, handler)
-        if handler is not None and self._interrupted(status, callback):
+        if handler is not None and self._interrupted(status, callback, solver):
             raise KeyboardInterrupt
         self.calls += 1
         self.branches += solver.num_branches
@@ -169,13 +169,20 @@ class Runner:
         self.last = solver
         return status
 
-    def _interrupted(self, status, callback) -> bool:
-        """Stopped short of its time limit, and not by our callback: CP-SAT caught SIGINT."""
+    def _interrupted(self, status, callback, solver) -> bool:
+        """Stopped short of its time limit, and not by our callback: CP-SAT caught SIGINT.
+
+        Judged by CP-SAT's own clock against the limit it was given, not by ours: on a
+        loaded machine its clock starts late, and a search that used its whole limit
+        would otherwise end before our deadline and read as an interruption."""
         if status not in (cp_model.UNKNOWN, cp_model.FEASIBLE):
             return False
         if callback is not None and getattr(callback, "stopped", False):
             return False
-        return self.deadline is None or time.perf_counter() < self.deadline - 0.01
+        if self.deadline is None:
+            return True
+        limit = solver.parameters.max_time_in_seconds
+        return solver.wall_time < limit - max(0.01, 0.02 * limit)
 
     def values(self, task: CpTask, cp=None, guided: bool = False
                ) -> tuple[int, ...] | None:

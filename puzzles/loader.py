@@ -59,6 +59,7 @@ class Entry:
 
 def load_puzzles(arg: str, fmt: str = "auto") -> list[Entry]:
     """Every puzzle named by ``arg``: a path, ``-`` for stdin, or a puzzle spec."""
+    arg = os.fspath(arg)
     if is_spec(arg):
         return [Entry(arg, 0, load_spec(arg), None)]
     if arg.endswith(XCSP3_EXTENSIONS) and not os.path.isdir(arg):

@@ -276,7 +276,25 @@ class OddEngine(FakeEngine):
         return result
 
 
+class SpawnEngine(_FaultyEngine):
+    name = "fake-spawn"
+    option_defaults = {"session": 0, "orphan": 0, "hang": 0}
+
+    def misbehave(self, translated, mode, limit, deadline):
+        import subprocess
+        mark = os.environ.get("FAKE_SPAWN_MARK", "fake-spawn")
+        sleeper = [sys.executable, "-c", "import time; time.sleep(600)", mark]
+        if self.options["orphan"]:        # the shell exits at once, its child lives on
+            subprocess.run(["/bin/sh", "-c", " ".join(f"'{a}'" for a in sleeper) + " &"],
+                           check=True)
+        else:
+            subprocess.Popen(sleeper, start_new_session=bool(self.options["session"]))
+        if self.options["hang"]:
+            time.sleep(3600)
+        return FakeEngine.search(self, translated, mode, limit, deadline)
+
+
 for _cls in (FakeEngine, WrongEngine, SleepEngine, CrashEngine, ErrorEngine, UnsatEngine,
              NapEngine, DoomedEngine, HogEngine, RaiseEngine, ExitEngine, OddStatsEngine,
-             StallEngine, CompileEngine, OddEngine, SlowedEngine):
+             StallEngine, CompileEngine, OddEngine, SlowedEngine, SpawnEngine):
     engines.register(_cls.name, _cls)

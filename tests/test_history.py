@@ -172,12 +172,17 @@ def test_the_history_page_works_in_headless_chromium(runs, tmp_path):
 
 
 @pytest.mark.slow
-def test_a_real_run_of_an_engine_2ms_slower_is_flagged(tmp_path):
-    """The harness end to end: engines that sleep 2 ms a task, then one 2 ms more."""
-    files = [puzzle_file(tmp_path, "small-a", 5, count=12)]
+def test_real_runs_relative_to_the_baseline_flag_only_the_slower_engine(tmp_path):
+    """The harness end to end, on a machine as loaded as it happens to be: engines that
+    sleep 2 ms a task, then one 2 ms more from the fourth run on. Tested relative to
+    the baseline in the same run, the load cancels out: five runs of the same code
+    flag nothing, and the slower engine is flagged exactly where it starts."""
+    files = [puzzle_file(tmp_path, "small-a", 5, count=12),
+             puzzle_file(tmp_path, "small-b", 6, count=12)]
     engines = "fake-nap:nap=0.002,fake-slowed:nap=0.002"
-    folders = []
-    for name, extra in (("r1", 0), ("r2", 0), ("r3", 0.002)):
+    folders = {}
+    for name, extra in (("n1", 0), ("n2", 0), ("n3", 0), ("s1", 0.002), ("s2", 0.002),
+                        ("n4", 0), ("n5", 0)):
         env = dict(os.environ, COMPARE_ENGINE_PLUGINS="tests.fake_engines",
                    PYTHONPATH=str(REPO), FAKE_EXTRA_NAP_S=str(extra))
         proc = subprocess.run([sys.executable, "run_compare.py", "--puzzles", *map(str, files),
@@ -186,11 +191,30 @@ def test_a_real_run_of_an_engine_2ms_slower_is_flagged(tmp_path):
                                str(tmp_path / name), "--quiet"], cwd=REPO, env=env,
                               capture_output=True, text=True, timeout=300)
         assert proc.returncode == 0, proc.stderr[-2000:]
-        folders.append(str(tmp_path / name))
-    assert report_main(["--history", *folders, "--out", str(tmp_path / "h"), "--quiet"]) == 0
-    table = pd.read_csv(tmp_path / "h" / "history.csv")
-    step = table[(table["run"] == "r3") & (table["engine"] == "fake-slowed:nap=0.002")]
-    assert step["flagged"].all() and set(step["step"]) == {"slower"}
-    assert (step["step_ratio"] > 1.3).all()
-    assert "r3 (fake-slowed:nap=0.002, all sources): slower against r2" in (
-        tmp_path / "h" / "history.html").read_text(encoding="utf-8")
+        folders[name] = str(tmp_path / name)
+    same = [folders[n] for n in ("n1", "n2", "n3", "n4", "n5")]
+    assert report_main(["--history", *same, "--relative", "--out", str(tmp_path / "same"),
+                        "--quiet"]) == 0
+    assert not pd.read_csv(tmp_path / "same" / "history.csv")["flagged"].any()
+    slow = [folders[n] for n in ("n1", "n2", "n3", "s1", "s2")]
+    assert report_main(["--history", *slow, "--relative", "--out", str(tmp_path / "slow"),
+                        "--quiet"]) == 0
+    table = pd.read_csv(tmp_path / "slow" / "history.csv")
+    flagged = table[table["flagged"]]
+    assert set(flagged["run"]) == {"s1"} and set(flagged["step"]) == {"slower"}
+    assert set(flagged["engine"]) == {"fake-slowed:nap=0.002"} and "all" in set(
+        flagged["source"])
+    assert "s1 (fake-slowed:nap=0.002, all sources): slower against n3" in (
+        tmp_path / "slow" / "history.html").read_text(encoding="utf-8")
+
+
+def test_relative_steps_put_every_machine_in_one_series(runs):
+    hist = history.history([runs["n1"], runs["x1"], runs["s1"]], relative=True)
+    assert "one series" in hist.machines_note
+    other = hist.table[(hist.table["engine"] == "other") & (hist.table["source"] == "all")]
+    # in start order n1, s1, then x1 on another machine: compared with s1 all the same
+    assert list(other["run"]) == ["n1", "s1", "x1"]
+    assert list(other["previous"].fillna("")) == ["", "n1", "s1"]
+    assert list(other["step"]) == ["", "slower", "faster"]
+    base = hist.table[hist.table["engine"] == "base"]
+    assert not base["flagged"].any() and (base["step"].fillna("") == "").all()

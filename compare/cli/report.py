@@ -59,6 +59,10 @@ def build_parser() -> OneLineParser:
     which.add_argument("--history", nargs="+", metavar="RUN",
                        help="runs' output folders: the headline and its steps over the runs, "
                             "in commit order")
+    parser.add_argument("--relative", action="store_true",
+                        help="with --history: test steps on each task's time relative to the "
+                             "baseline's in the same run (robust to a machine's load; runs "
+                             "of every machine in one series)")
     parser.add_argument("--baseline", metavar="ENGINE",
                         help="engine label the speed ratios refer to (default: as the run)")
     parser.add_argument("--shift-ms", type=setting("shift_ms"), metavar="MS",
@@ -81,6 +85,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.fail_above is not None and not args.compare:
         parser.error("--fail-above needs --compare")
+    if args.relative and not args.history:
+        parser.error("--relative needs --history")
     if args.compare and args.out:
         parser.error("--out does not go with --compare")
     if not (args.out or args.compare or args.history):
@@ -97,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
                             args.json)
         if args.history:
             return _history(runs, args.out or "reports/history", args.baseline,
-                            seconds_of_ms(args.shift_ms), args.quiet)
+                            seconds_of_ms(args.shift_ms), args.quiet, args.relative)
         run, = runs
         labels = set(run.results["engine"])
     except StoreError as err:
@@ -129,9 +135,9 @@ def _compare(a: RunFolder, b: RunFolder, shift_s: float | None, fail_above: floa
 
 
 def _history(folders: list[RunFolder], out: str, baseline: str | None, shift_s: float | None,
-             quiet: bool) -> int:
+             quiet: bool, relative: bool = False) -> int:
     try:
-        series = history.history(folders, baseline, shift_s)
+        series = history.history(folders, baseline, shift_s, relative)
     except history.HistoryError as err:
         print(f"error: {err}", file=sys.stderr)
         return BAD_USAGE

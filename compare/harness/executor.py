@@ -508,6 +508,7 @@ class LocalExecutor(Executor):
         if cause != "died":
             w.proc.kill()
         w.proc.join(5)
+        processes.end_group(w.proc.pid)        # what its engine started goes with it
         self.pool.remove(w)
         if not w.ready and not self.gave_up and w.warming == "" and cause == "timeout":
             # plugins or engines hang while loading: another worker would hang as well
@@ -576,6 +577,7 @@ class LocalExecutor(Executor):
             if w.proc.is_alive():
                 w.proc.kill()
                 w.proc.join(1)
+            processes.end_group(w.proc.pid)
             _release(w)
         self.pool = []
 

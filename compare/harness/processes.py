@@ -145,6 +145,75 @@ def apart_from_terminal() -> None:
         pass
 
 
+# ----- no grandchild left ------------------------------------------------------------------
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def adopt_orphans() -> bool:
+    """Become a subreaper (Linux): processes an engine starts stay this process's heirs.
+
+    A solver-binary wrapper may start a process that starts another and
+    exits (a daemon, a shell pipeline). Orphaned, the grandchild would go to
+    init, out of reach; under a subreaper it comes back to this process,
+    where ``end_leftovers`` finds it.
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def end_leftovers(rounds: int = 8) -> int:
+    """Kill and reap every child this process has now; how many there were.
+
+    A worker calls it when a task ends: whatever the engine started and left
+    running (a solver binary, its helpers) goes, together with any process
+    group of its own the child made (``start_new_session``). It reads one
+    small ``/proc`` file, a few microseconds, when the task started nothing.
+    """
+    ended = 0
+    path = f"/proc/self/task/{os.getpid()}/children"
+    ours = os.getpgid(0)
+    for _ in range(rounds):          # a killed child's own children come back to us
+        try:
+            with open(path, "rb") as handle:
+                pids = [int(p) for p in handle.read().split()]
+        except (OSError, ValueError):
+            return ended
+        if not pids:
+            return ended
+        for pid in pids:
+            _end(pid, ours)
+            ended += 1
+    return ended
+
+
+def _end(pid: int, ours: int) -> None:
+    try:
+        group = os.getpgid(pid)
+        if group != ours:
+            os.killpg(group, signal.SIGKILL)
+        os.kill(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
+
+
+def end_group(pid: int) -> None:
+    """Kill the process group a worker leads (``apart_from_terminal`` made it), so nothing
+    an engine started in it outlives the worker; nothing when there is none."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, OSError):
+        pass
+
+
 class ProcessDied(RuntimeError):
     """The child of ``call_apart`` ended without an answer (killed, crashed, overran)."""
 

@@ -277,7 +277,8 @@ def execute(tasks: list[Task], records: dict[str, PuzzleRecord], executor: Execu
             refuted = refutations.judge(row)
             store.add(row)
             tally["stored"] += 1
-            tally["task_s"] += row["total_s"] or 0.0
+            if not result.message.startswith(NOT_REPEATED):    # a stand-in took no time
+                tally["task_s"] += row["total_s"] or 0.0
             wrong_now = [task.engine] if row["verified"] is False else []
             for engine in wrong_now + refuted:
                 tally["wrong"] += 1

@@ -58,7 +58,12 @@ from dataclasses import dataclass
 import engines
 from compare.harness.boundary import checked_result
 from compare.harness.plugins import PluginError, load_plugins
-from compare.harness.processes import apart_from_terminal, die_with_parent
+from compare.harness.processes import (
+    adopt_orphans,
+    apart_from_terminal,
+    die_with_parent,
+    end_leftovers,
+)
 from compare.harness.tasks import Task
 from engines import Result, Status, describe
 from puzzles.generator import warmup_puzzles
@@ -234,6 +239,7 @@ class Session:
         except MemoryError as exc:      # raised outside the engine's own guard
             result = failed(engine, task, Status.MEMOUT, describe(exc), traceback.format_exc())
         result.cpu_s, result.peak_rss_mb = self.meter.stop()
+        end_leftovers()                  # nothing the engine started outlives its task
         result.host = HOST
         if result.status == Status.MEMOUT:
             limit = self.init.memory_limit_mb
@@ -391,6 +397,7 @@ def worker_main(conn, init: WorkerInit, tokens=None, lifeline=None) -> None:
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     apart_from_terminal()
+    adopt_orphans()
     die_with_parent(lifeline)
     try:
         _serve(conn, init, tokens)

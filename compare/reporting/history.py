@@ -79,6 +79,7 @@ class History:
     machines: list[str]
     shift_s: float = paired.DEFAULT_SHIFT_S
     notes: list[str] = field(default_factory=list)
+    relative: bool = False       # steps tested on each task's ratio to the baseline
 
     @property
     def steps(self) -> pd.DataFrame:
@@ -87,6 +88,11 @@ class History:
 
     @property
     def machines_note(self) -> str:
+        if self.relative:
+            return (f"Steps are tested on each task's time relative to the baseline "
+                    f"({self.baseline or 'none'}) in the same run, which a machine's speed "
+                    f"and load cancel out of, so the runs ({len(self.machines)} machine(s)) "
+                    "form one series.")
         if len(self.machines) <= 1:
             return ("All runs are from one machine: each run is compared with the one "
                     "before it on their common tasks.")
@@ -166,7 +172,7 @@ def in_commit_order(runs: list[RunInfo]) -> list[RunInfo]:
 
 # ----- the series ----------------------------------------------------------------------
 def history(folders: list[Path | str | RunFolder], baseline: str | None = None,
-            shift_s: float | None = paired.DEFAULT_SHIFT_S) -> History:
+            shift_s: float | None = paired.DEFAULT_SHIFT_S, relative: bool = False) -> History:
     shift_s = paired.DEFAULT_SHIFT_S if shift_s is None else shift_s   # one for the series
     runs = in_commit_order([read_run(f) for f in folders])
     names = [r.name for r in runs]
@@ -181,15 +187,20 @@ def history(folders: list[Path | str | RunFolder], baseline: str | None = None,
     notes = []
     if base is None:
         notes.append("no engine ran in every run: no headline ratio to show")
+    if relative and base is None:
+        raise HistoryError("relative steps need a baseline that ran in every run")
     rows, previous = [], {}
     for order, run in enumerate(runs, 1):
-        before = previous.get(run.machine)
+        series = "all" if relative else run.machine
+        before = previous.get(series)
         for row in _headline(run, base, shift_s):
             row.update(run=run.name, order=order, machine=machines.index(run.machine) + 1,
                        commit=run.commit[:12], started=run.started)
-            row.update(_step(before, run, row["engine"], row["source"], shift_s))
+            if not (relative and row["engine"] == base):
+                row.update(_step(before, run, row["engine"], row["source"], shift_s,
+                                 base if relative else None))
             rows.append(row)
-        previous[run.machine] = run
+        previous[series] = run
     table = pd.DataFrame(rows, columns=COLUMNS)
     table["flagged"] = table["flagged"].fillna(False).astype(bool)
     for column in ("pairs", "common", "both_solved", "newly_timed_out", "newly_solved",
@@ -200,7 +211,7 @@ def history(folders: list[Path | str | RunFolder], baseline: str | None = None,
                              "started": r.started, "machine": machines.index(r.machine) + 1,
                              "machine_name": r.machine, "tasks": len(r.tasks)}
                             for k, r in enumerate(runs, 1)])
-    return History(listing, table, base, machines, shift_s, notes)
+    return History(listing, table, base, machines, shift_s, notes, relative)
 
 
 def _common_baseline(runs: list[RunInfo]) -> str | None:
@@ -238,8 +249,9 @@ def _ratio_row(record: dict, source: str, base: str | None) -> dict:
 
 
 def _step(before: RunInfo | None, run: RunInfo, engine: str, source: str,
-          shift_s: float) -> dict:
-    """This run against the one before it on the same machine, on their common tasks."""
+          shift_s: float, relative_to: str | None = None) -> dict:
+    """This run against the one before it on the same machine, on their common tasks
+    (with ``relative_to``, on each task's time relative to that engine's in its run)."""
     if before is None:
         return {"previous": "", "flagged": False, "step": ""}
     differences = compatibility(before.identity, run.identity)   # engines are paired by label
@@ -248,12 +260,30 @@ def _step(before: RunInfo | None, run: RunInfo, engine: str, source: str,
                 "step": "not compared: the runs differ in " + "; ".join(differences)}
     pick = _picker(engine, source)
     a, b = pick(before.tasks), pick(run.tasks)
+    if relative_to is not None:
+        base = _picker(relative_to, source)
+        a, b = _relative(a, base(before.tasks), shift_s), _relative(b, base(run.tasks), shift_s)
+        shift_s = 0.0                       # the ratios carry the shift already
     same = [pid for pid in set(a["puzzle_id"]) & set(b["puzzle_id"])
             if before.texts.get(pid) == run.texts.get(pid)]
     columns = TASK + ["total_s", "solved", "status"]
     both = a[columns].merge(b[columns], on=TASK, suffixes=("_a", "_b"))
     both = both[both["puzzle_id"].isin(same)]
     return {"previous": before.name, "common": len(both), **censored_step(both, shift_s)}
+
+
+def _relative(tasks: pd.DataFrame, base: pd.DataFrame, shift_s: float) -> pd.DataFrame:
+    """Each task's shifted time ratio to the baseline's on the same puzzle run; solved
+    when both solved, timed out (censored) when either did."""
+    keys = ["puzzle_id", "formulation", "mode"]
+    base = base.drop_duplicates(["puzzle_id", "mode"])[["puzzle_id", "mode", "total_s",
+                                                          "solved", "status"]]
+    both = tasks[keys + ["engine", "total_s", "solved", "status"]].merge(
+        base, on=["puzzle_id", "mode"], suffixes=("", "_base"))
+    return both.assign(
+        total_s=(both["total_s"] + shift_s) / (both["total_s_base"] + shift_s),
+        solved=both["solved"] & both["solved_base"],
+        status=both["status"].where(both["status_base"] != "timeout", "timeout"))
 
 
 def _picker(engine: str, source: str):
