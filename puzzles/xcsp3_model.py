@@ -476,6 +476,17 @@ class _Builder:
         op, operand = cond
         index = self.expression(index)
         valid = [j for j in self.values(index) if 0 <= j < len(terms)]
+        if all(isinstance(terms[j], int) for j in valid):     # a list of constants: one Table
+            values = self.values(operand) if not isinstance(operand[0], str) or \
+                operand[0] == "var" else None
+            if values is not None:
+                allowed = set(values)
+                rows = ([(j, terms[j]) for j in valid if terms[j] in allowed] if op == "eq"
+                        else [(j, v) for j in valid for v in values
+                              if _compare(terms[j], op, v)] if op in _FLIP else None)
+                if rows is not None:
+                    self.table([index, operand], rows)
+                    return
         self.table([index], [(j,) for j in valid])
         for j in valid:
             self.predicate(("or", ("ne", index, j), _test(op, terms[j], operand)))

@@ -83,7 +83,13 @@ class RunFolder:
         folder = cls(Path(out) if out else default_out(resume=True))
         if not folder.exists():
             raise SettingsError(f"--resume: {folder.path} holds no run to continue")
-        if not folder.settings:
+        try:
+            settings = folder.settings
+        except BaseException:      # a damaged store: closed, so the folder stays as found
+            folder.close()
+            raise
+        if not settings:
+            folder.close()
             raise SettingsError(f"--resume: {folder.path} holds no run to continue (its "
                                 "results file has no saved settings)")
         return folder
