@@ -3,7 +3,7 @@
 """Entry point: ``python run_compare.py --help``. The logic lives in ``compare/``."""
 import sys
 
-from compare.cli import run
+from compare.cli import entry_point
 
 if __name__ == "__main__":
-    sys.exit(run())
+    sys.exit(entry_point())

@@ -113,7 +113,7 @@ def _dispatch(argv: list[str]) -> int:
     return importlib.import_module("compare.cli.run").main(argv)
 
 
-def run() -> int:
+def entry_point() -> int:
     """The process's entry point (``run_compare.py``, ``csp-compare``): ``main``, and an
     interrupted command ends at once.
 
