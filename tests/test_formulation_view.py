@@ -33,7 +33,7 @@ def test_the_headline_names_the_baseline_formulation_and_each_engine_its_referen
                                                      "baseline": "a"})
     build_report(folder, quiet=True)
     text = (folder / "summary.md").read_text()
-    assert "## Headline (baseline: a [alldiff])" in text
+    assert "## Headline (baseline: a [alldiff]; shift " in text
     assert "x ratio to the engine's own alldiff" in text
     grid = summary.formulation_grid(summary.formulation_table(summary.per_task(frame()), MS))
     assert grid.set_index("engine").loc["c", "alldiff"].endswith("(x1.00) *")

@@ -5,7 +5,6 @@ import json
 import os
 import subprocess
 import sys
-from collections import deque
 from pathlib import Path
 
 import pandas as pd
@@ -18,6 +17,7 @@ from compare.harness.executor import (
     WARMUP_LIMIT_S,
     WARMUP_RETRIES,
     LocalExecutor,
+    _Pending,
     _Worker,
 )
 from compare.harness.tasks import Task
@@ -98,7 +98,7 @@ def test_tasks_left_out_of_the_tables_and_warm_up_cost_are_in_the_line():
 
 
 class _Closable:
-    exitcode = -9
+    exitcode, pid = -9, None
 
     def close(self):
         pass
@@ -134,10 +134,10 @@ def test_a_task_whose_warm_up_was_killed_runs_again_with_twice_the_limit():
         executor.shape_kills = {("fake", "sudoku-16/alldiff"): kills}
         worker.shaping, worker.shape = True, "sudoku-16/alldiff"
         assert executor._limit_of(worker) == WARMUP_LIMIT_S * 2 ** kills
-        pending = deque()
+        pending = _Pending(())
         lost = list(executor._replace(worker, pending, "timeout"))
         if kills < WARMUP_RETRIES:          # the task never started: it runs again
-            assert lost == [] and [t.puzzle_id for t in pending] == ["p"]
+            assert lost == [] and [t.puzzle_id for t in pending.take_all()] == ["p"]
             assert executor.shape_kills == {("fake", "sudoku-16/alldiff"): kills + 1}
         else:                               # a shape that never warms up: a timeout, said why
             (task, result), = lost

@@ -57,6 +57,7 @@ from __future__ import annotations
 import math
 import multiprocessing as mp
 import os
+import sys
 import time
 from abc import ABC, abstractmethod
 from collections import deque
@@ -65,6 +66,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from typing import Callable, Iterable, Iterator
 
+import engines
 from compare.harness import processes
 from compare.harness.limits import SettingsError
 from compare.harness.plugins import plugin_list
@@ -541,7 +543,7 @@ class LocalExecutor(Executor):
         life_r, life_w = self.ctx.Pipe(duplex=False)
         os.set_blocking(tokens_r.fileno(), False)
         mode, limit, formulations = self.warm
-        init = WorkerInit(tuple(self.plugins), (engine,), mode, limit, formulations,
+        init = WorkerInit(_modules_for(engine, self.plugins), (engine,), mode, limit, formulations,
                           (engine,) if engine in self.skip_warmup else (), self.memory_limit)
         proc = self.ctx.Process(target=worker_main, args=(child, init, tokens_r, life_r),
                                 daemon=True)
@@ -658,3 +660,20 @@ def _lost_result(task: Task, cause: str, elapsed: float, exitcode, shaping: bool
     else:
         result.message = f"worker died ({processes.describe_exit(exitcode)})"
     return result
+
+
+def _modules_for(engine: str, plugins: list[str]) -> tuple[str, ...]:
+    """The plugins, and the module that defines this engine's class when the caller
+    registered it by importing that module (a test, a notebook) rather than through
+    ``COMPARE_PLUGINS``: the worker imports it, as it does its plugins, so the engine
+    is known there; it is this engine's own module, so isolation holds."""
+    try:
+        module = engines.engine_class(engines.parse_spec(engine)[0]).__module__
+    except Exception:
+        return tuple(plugins)
+    spec = getattr(sys.modules.get(module), "__spec__", None)
+    if (module.split(".")[0] == "engines" or module.startswith("compare_plugin_")
+            or spec is None or spec.name != module or module in plugins):
+        return tuple(plugins)
+    return (*plugins, module)
+

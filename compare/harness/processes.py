@@ -161,9 +161,16 @@ def adopt_orphans() -> bool:
         return False
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+        _REAPER["on"] = libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
     except (OSError, AttributeError):
         return False
+    return _REAPER["on"]
+
+
+# Only a worker that adopted its orphans ends its leftovers: the same code run in
+# the caller's own process (a test, a notebook) must not kill that process's
+# children, its forkserver among them.
+_REAPER = {"on": False}
 
 
 def end_leftovers(rounds: int = 8) -> int:
@@ -175,6 +182,8 @@ def end_leftovers(rounds: int = 8) -> int:
     small ``/proc`` file, a few microseconds, when the task started nothing.
     """
     ended = 0
+    if not _REAPER["on"]:
+        return ended
     path = f"/proc/self/task/{os.getpid()}/children"
     ours = os.getpgid(0)
     for _ in range(rounds):          # a killed child's own children come back to us
@@ -205,9 +214,11 @@ def _end(pid: int, ours: int) -> None:
         pass
 
 
-def end_group(pid: int) -> None:
+def end_group(pid: int | None) -> None:
     """Kill the process group a worker leads (``apart_from_terminal`` made it), so nothing
     an engine started in it outlives the worker; nothing when there is none."""
+    if not pid or pid <= 0:      # killpg(0) would be this process's own group
+        return
     try:
         os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError, OSError):
