@@ -105,6 +105,16 @@ def _children(pid: int) -> list[int]:
     return found
 
 
+def _descendants(pid: int) -> list[int]:
+    """Every process below ``pid``: workers fork from the forkserver, not the parent."""
+    found, todo = [], [pid]
+    while todo:
+        below = _children(todo.pop())
+        found += below
+        todo += below
+    return found
+
+
 def _send(proc, how: str) -> None:
     if how == "Ctrl-C":
         os.killpg(proc.pid, signal.SIGINT)     # what a terminal does: the whole group
@@ -151,7 +161,7 @@ def test_an_interrupted_run_stores_no_result_for_the_tasks_it_stopped(engine, ho
     line, nothing stored for the stopped tasks, and the resume runs them."""
     out = tmp_path / "run"
     args = ["--puzzles", "queens:40", "queens:41", "--engines", engine, "--mode", "count",
-            "--limit", "1000000", "--timeout", "3", "--repeat", "1", "--workers", "2",
+            "--limit", "1000000", "--timeout", "8", "--repeat", "1", "--workers", "2",
             "--quiet", "--out", str(out)]
     proc = subprocess.Popen([sys.executable, "run_compare.py", *args], cwd=REPO, env=ENV,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
@@ -159,7 +169,7 @@ def test_an_interrupted_run_stores_no_result_for_the_tasks_it_stopped(engine, ho
     try:
         deadline = time.monotonic() + 120
         while proc.poll() is None and time.monotonic() < deadline:
-            if len(_children(proc.pid)) >= 3:       # forkserver and the two workers
+            if len(_descendants(proc.pid)) >= 3:    # forkserver and the two workers
                 break
             time.sleep(0.05)
         time.sleep(1.5)
