@@ -70,11 +70,14 @@ def test_short_tasks_travel_in_chunks(forty):
 
 def test_tasks_queued_behind_a_long_one_go_to_an_idle_worker(forty):
     """Line 30 stalls its worker; the tasks chunked behind it are taken back and
-    run by the other worker, so every other result arrives before the stalled one."""
+    run by the other worker, so every other result arrives before the stalled one.
+    The stall is long (6 s) so that a loaded machine still runs the ten tasks
+    behind it first."""
     puzzles = forty
-    tasks = [Task(i, pid, "alldiff", "fake-stall", "first", 2, 30.0, 0)
+    stall = "fake-stall:nap=6"
+    tasks = [Task(i, pid, "alldiff", stall, "first", 2, 30.0, 0)
              for i, pid in enumerate(puzzles)]
-    with Watched(2, ["fake-stall"], plugins=FAKES) as ex:
+    with Watched(2, [stall], plugins=FAKES) as ex:
         done = [t.puzzle_id for t, _ in ex.run(tasks, puzzles)]
     assert sorted(done) == sorted(puzzles)
     stalled = [pid for pid in puzzles if pid.endswith(":30")]
