@@ -123,7 +123,7 @@ class GridPuzzle(Puzzle):
 
     @property
     def clues(self) -> int:
-        return sum(1 for v in self.grid if v)
+        return len(self.grid) - self.grid.count(0)
 
     def givens(self) -> tuple[tuple[int, int], ...]:
         return tuple((cell, v) for cell, v in enumerate(self.grid) if v)
@@ -196,14 +196,18 @@ class Sudoku(GridPuzzle):
 
 
 VALUE_CHARS = "123456789ABCDEFGHIJKLMNOP"   # cell values as the files write them
+_LINE_CHARS = "." + VALUE_CHARS               # indexed by value, a blank first
+_BOJ_CHARS = "0" + VALUE_CHARS
 
 
 def format_grid(sudoku: Sudoku, fmt: str) -> str:
     """The grid in ``fmt``, newline-terminated; blanks are ``0`` (``.`` in ``line``)."""
+    # ``map`` over a character table, not a generator: every answer of a run is
+    # written this way once, and a sweep writes 100,000 of them.
     if fmt == "line":
-        return "".join(VALUE_CHARS[v - 1] if v else "." for v in sudoku.grid) + "\n"
+        return "".join(map(_LINE_CHARS.__getitem__, sudoku.grid)) + "\n"
     if fmt == "boj2239":
-        rows = ("".join(VALUE_CHARS[v - 1] if v else "0" for v in row) for row in sudoku.rows())
+        rows = ("".join(map(_BOJ_CHARS.__getitem__, row)) for row in sudoku.rows())
     elif fmt == "boj2580":
         rows = (" ".join(map(str, row)) for row in sudoku.rows())
     else:

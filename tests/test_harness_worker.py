@@ -44,6 +44,22 @@ def test_each_new_shape_is_warmed_once_untimed_before_its_first_task():
     assert said == []                       # 9x9 was warmed at start-up
 
 
+def test_a_task_on_a_warm_shape_builds_its_model_once(monkeypatch):
+    """The shape is read off the timed build: no second, untimed build per puzzle."""
+    from puzzles.sudoku import Sudoku
+    run, said = session("backtracking")
+    run.start_up()
+    entries = load_puzzles("puzzles/data/gen-9x9-easy.txt")[:3]
+    builds = []
+    real = Sudoku.to_model
+    monkeypatch.setattr(Sudoku, "to_model",
+                        lambda self, *a, **k: builds.append(self.name) or real(self, *a, **k))
+    for n, entry in enumerate(entries):
+        assert run.run(task(n, entry.id, "backtracking"), entry.puzzle).status == Status.SOLVED
+    assert builds == [e.id for e in entries]
+    assert said == [("warming", "backtracking")]
+
+
 def test_warm_up_leaves_the_heap_frozen_so_no_task_pays_a_full_collection():
     import gc
     gc.unfreeze()

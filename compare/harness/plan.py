@@ -25,7 +25,7 @@ from compare.harness.executor import Executor, LocalExecutor
 from compare.harness.folder import RunFolder, check_out
 from compare.harness.limits import RANGES, SettingsError, check_setting
 from compare.harness.plugins import plugin_environment, plugin_hint
-from compare.harness.runner import execute, puzzle_digest, puzzle_row
+from compare.harness.runner import execute, puzzle_digest, puzzle_row, record_digest
 from compare.harness.tasks import PuzzleRecord, build_tasks, sample_per_origin
 from puzzles.base import Puzzle
 from puzzles.default_set import default_puzzle_files
@@ -193,7 +193,8 @@ def _run_stored(plan: Plan, command: str, progress: bool, announce: bool) -> dic
     store.set_meta("skipped", plan.skipped)     # lines added since may be bad ones
     store.set_meta("planned", dict(Counter(t.engine for t in plan.tasks)))
     store.add_puzzles([puzzle_row(r) for r in plan.records])
-    todo = [t for t in plan.tasks if t.key not in store.done_keys()]
+    done = store.done_keys()
+    todo = [t for t in plan.tasks if t.key not in done]
     plan.executor.fit(len(todo))           # resuming: perhaps a few tasks left
     if announce:
         _announce(plan, todo)
@@ -249,7 +250,7 @@ def _check_unchanged(run: RunFolder, records: list[PuzzleRecord], inputs: dict,
                                 f"puzzles than its stored results answer: {restore}")
     now = {r.puzzle_id: r for r in records}
     changed = [r for r in records if stored.get(r.puzzle_id, {}).get("digest")
-               and stored[r.puzzle_id]["digest"] != puzzle_digest(r.puzzle)]
+               and stored[r.puzzle_id]["digest"] != record_digest(r)]
     gone = [row for pid, row in stored.items()
             if pid not in now and row.get("origin") in inputs]
     if changed:
@@ -344,20 +345,22 @@ def _records(settings: dict, objects: dict) -> tuple[list[PuzzleRecord], list[st
             if note:
                 print(f"loaded: {note}", file=sys.stderr)
             if entry.error is None:
-                fingerprint.update(puzzle_digest(entry.puzzle).encode() + b"\n")
-                good.append((arg, (entry.id, entry.puzzle, entry.line)))
+                digest = puzzle_digest(entry.puzzle)
+                fingerprint.update(digest.encode() + b"\n")
+                good.append((arg, (entry.id, entry.puzzle, entry.line, digest)))
                 continue
             fingerprint.update(b"invalid\n")
             skipped.append(str(entry.error))
             print(f"skipped: {entry.error}", file=sys.stderr)
         inputs[arg] = fingerprint.hexdigest()[:24]
     for pid, puzzle in objects.items():
-        good.append((API_ORIGIN, (puzzle.name or pid, puzzle, int(pid.rsplit(":", 1)[1]))))
+        good.append((API_ORIGIN, (puzzle.name or pid, puzzle, int(pid.rsplit(":", 1)[1]), "")))
     records = []
-    for arg, (eid, puzzle, line) in sample_per_origin(good, settings["sample"], settings["seed"]):
+    for arg, (eid, puzzle, line, digest) in sample_per_origin(good, settings["sample"],
+                                                              settings["seed"]):
         pid = _unique_id(eid, arg, seen)
         source = (puzzle.source or pid) if line else (puzzle.family or arg)
-        records.append(PuzzleRecord(pid, puzzle, source, arg, line))
+        records.append(PuzzleRecord(pid, puzzle, source, arg, line, digest))
     if not records:
         raise SettingsError("no valid puzzle to run")
     return records, skipped, inputs

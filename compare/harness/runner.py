@@ -30,17 +30,26 @@ STATS_MAX_CHARS = 16_384   # engine statistics kept per task, as JSON text
 ETA_EVERY_S = 10.0     # progress lines this far apart when stderr is no terminal
 
 
+def now_text() -> str:
+    """The time a result is stored, to the second, as the results table writes it."""
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
 def puzzle_row(rec: PuzzleRecord) -> dict:
     """The puzzles-table row: enough to rebuild a reproduce command later."""
     return {"puzzle_id": rec.puzzle_id, "source": rec.source, "origin": rec.origin,
             "line": rec.line, "kind": rec.puzzle.kind, "size": rec.puzzle.size,
             "clues": rec.puzzle.clues, "formulations": ",".join(rec.puzzle.formulations),
-            "text": puzzle_text(rec), "digest": puzzle_digest(rec.puzzle)}
+            "text": puzzle_text(rec), "digest": record_digest(rec)}
 
 
 def puzzle_digest(puzzle) -> str:
     """A hash of the puzzle's content, so a resumed run can tell a changed input."""
     return hashlib.sha256(f"{type(puzzle).__name__}:{puzzle!r}".encode()).hexdigest()[:24]
+
+
+def record_digest(rec: PuzzleRecord) -> str:
+    return rec.digest or puzzle_digest(rec.puzzle)
 
 
 def puzzle_text(rec: PuzzleRecord) -> str | None:
@@ -69,7 +78,8 @@ def answer_string(puzzle, values, formulation: str | None = None) -> str:
 
 
 def result_row(task: Task, rec: PuzzleRecord, result: Result,
-               identity: tuple[str, str], verdict: tuple[bool, str] | None = None) -> dict:
+               identity: tuple[str, str], verdict: tuple[bool, str] | None = None,
+               finished_at: str | None = None) -> dict:
     """Check one result (unless ``verdict`` is its check, made in a batch) and
     flatten it into a results-table row.
 
@@ -101,7 +111,7 @@ def result_row(task: Task, rec: PuzzleRecord, result: Result,
         "count": result.count, "answer": answer, "reason": reason,
         "message": result.message[:500],
         "stats": bounded_stats(stats),
-        "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "finished_at": finished_at or now_text(),
         "cpu_s": result.cpu_s, "peak_rss_mb": result.peak_rss_mb, "host": result.host,
         "traceback": where,
     }
@@ -269,9 +279,10 @@ def execute(tasks: list[Task], records: dict[str, PuzzleRecord], executor: Execu
         """Check, store and tell the results that came in."""
         tally["settling"] = True
         judged = judge_all(batch, records, cache)
+        now = now_text()      # the batch came in together
         for (task, result), verdict in zip(batch, judged):
             row = result_row(task, records[task.puzzle_id], result,
-                             identities[task.engine], verdict)
+                             identities[task.engine], verdict, now)
             if once is not None:
                 once.note(task, row, result)
             refuted = refutations.judge(row)

@@ -41,6 +41,7 @@ class PuzzleRecord:
     source: str          # file stem (or the spec), the grouping column of the summary
     origin: str          # the path or spec the user gave
     line: int            # 1-based line in ``origin``; 0 for a spec
+    digest: str = ""     # ``runner.puzzle_digest`` if known already (loading makes it)
 
 
 def sample_per_origin(items: list[tuple[str, T]], k: int | None, seed: int) -> list[tuple[str, T]]:

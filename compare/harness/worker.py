@@ -196,7 +196,6 @@ class Session:
         self.engines = {label: engines.get_engine(label) for label in init.engines}
         self.meter = Meter()
         self.warm: set[tuple] = set()          # (engine, structure key, mode) warmed here
-        self.shapes: dict[tuple, str | None] = {}   # (puzzle id, formulation) -> shape
         self.retire: str | None = None          # why this process should be replaced
         self.startup_s: dict[str, float] = {}   # start-up warm-up time per engine
 
@@ -221,21 +220,17 @@ class Session:
                 "host": HOST, "warmup_s": dict(self.startup_s)}
 
     def run(self, task: Task, puzzle) -> Result:
-        """One task: its shape warmed first if new here, then timed and measured."""
+        """One task: its shape warmed first if new here, then timed and measured.
+
+        The shape is read off the timed build's model, so a puzzle is built once
+        per task; only a task that meets a new shape builds again, after warming.
+        """
         engine = self.engines[task.engine]
-        shape = self._shape(task, puzzle)
-        key = (task.engine, shape, task.mode)
-        if shape is not None and key not in self.warm:
-            self.notify(("shaping", task.tid, shape))
-            start = time.perf_counter()
-            self._warm_shape(engine, task, puzzle)
-            self.warm.add(key)
-            settle_heap()
-            self.notify(("warmed", task.tid, task.engine, shape, time.perf_counter() - start))
         self.meter.start()
         try:
             with address_space_cap(self.init.memory_limit_mb):
-                result = solve_task(engine, puzzle, task)
+                result = solve_task(engine, puzzle, task,
+                                    lambda model: self._warmed(engine, task, puzzle, model))
         except MemoryError as exc:      # raised outside the engine's own guard
             result = failed(engine, task, Status.MEMOUT, describe(exc), traceback.format_exc())
         result.cpu_s, result.peak_rss_mb = self.meter.stop()
@@ -248,15 +243,23 @@ class Session:
             self.retire = "ran out of memory"     # its heap may be in any state now
         return result
 
-    def _shape(self, task: Task, puzzle) -> str | None:
-        """The model structure's key, from an untimed build on the puzzle's first task here."""
-        known = (task.puzzle_id, task.formulation)
-        if known not in self.shapes:
-            try:
-                self.shapes[known] = puzzle.to_model(task.formulation).structure.key
-            except Exception:         # the timed build reports the fault
-                self.shapes[known] = None
-        return self.shapes[known]
+    def _warmed(self, engine, task: Task, puzzle, model) -> bool:
+        """True if the model's shape was warm here already; else warm it now, untimed.
+
+        After a warm-up the caller starts its clocks and its build again.
+        """
+        shape = model.structure.key
+        key = (task.engine, shape, task.mode)
+        if key in self.warm:
+            return True
+        self.notify(("shaping", task.tid, shape))
+        start = time.perf_counter()
+        self._warm_shape(engine, task, puzzle)
+        self.warm.add(key)
+        settle_heap()
+        self.notify(("warmed", task.tid, task.engine, shape, time.perf_counter() - start))
+        self.meter.start()
+        return False
 
     def _warm_shape(self, engine, task: Task, puzzle) -> None:
         """Solve the puzzle's twin of the same shape, or else translate the puzzle, untimed."""
@@ -286,18 +289,25 @@ def settle_heap() -> None:
     gc.freeze()
 
 
-def solve_task(engine, puzzle, task: Task) -> Result:
-    """One timed task: the model build counts as build time and against the time limit."""
-    start = time.perf_counter()
-    try:
-        model = puzzle.to_model(task.formulation)
-    except MemoryError as exc:
-        return failed(engine, task, Status.MEMOUT, f"model: {describe(exc)}",
-                      traceback.format_exc())
-    except Exception as exc:     # a puzzle that cannot be modelled is an error result
-        return failed(engine, task, Status.ERROR, f"model: {describe(exc)}",
-                      traceback.format_exc())
-    model_s = time.perf_counter() - start
+def solve_task(engine, puzzle, task: Task, warmed=None) -> Result:
+    """One timed task: the model build counts as build time and against the time limit.
+
+    ``warmed(model)``, if given, sees the built model before the search; when it
+    returns False (it just warmed the model's shape) the build is timed again.
+    """
+    for _ in range(2):
+        start = time.perf_counter()
+        try:
+            model = puzzle.to_model(task.formulation)
+        except MemoryError as exc:
+            return failed(engine, task, Status.MEMOUT, f"model: {describe(exc)}",
+                          traceback.format_exc())
+        except Exception as exc:     # a puzzle that cannot be modelled is an error result
+            return failed(engine, task, Status.ERROR, f"model: {describe(exc)}",
+                          traceback.format_exc())
+        model_s = time.perf_counter() - start
+        if warmed is None or warmed(model):
+            break
     if model_s >= task.timeout:
         result = failed(engine, task, Status.TIMEOUT,
                         f"building the model took {model_s:.2f} s, over the time limit")
