@@ -35,6 +35,9 @@ Effort figures are each backend's own, summed over its solve calls (stats
 ``effort`` names them): CP-SAT branches and conflicts; Choco nodes and
 backtracks; Exact, PySAT and Z3 decisions and conflicts; Pindakaas reports
 none (0).
+
+What each backend needs and whether it works here is in ``cpmpy_backends``;
+the model's translation into CPMpy expressions in ``cpmpy_translate``.
 """
 from __future__ import annotations
 
@@ -42,282 +45,34 @@ import hashlib
 import time
 import warnings
 from array import array
-from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, Callable
 
-from puzzles.model import (
-    OPERATORS,
-    AllDifferent,
-    Linear,
-    Model,
-    NotEqualOffset,
-    Structure,
-    Table,
-    merged_terms,
-)
+from puzzles.model import AllDifferent, Linear, Model, NotEqualOffset, Table
 
-from .base import (
-    KEEP_SOLUTIONS,
-    Engine,
-    EngineOptionError,
-    Outcome,
-    Status,
-    host_signals_kept,
-    library_version,
+from .base import KEEP_SOLUTIONS, Engine, EngineOptionError, Outcome, Status
+from .cpmpy_backends import (
+    BACKENDS,
+    SAT_LINEAR_SPAN,
+    SPANS,
+    Backend,
+    ExitStatus,
+    SolverLookup,
+    cp,
+    linear_span,
+    probe_backend,
 )
+from .cpmpy_translate import SHAPES, CpmTask, Shape
 from .lexprobe import SearchTimeout, lexfirst_by_probes
-from .structure_cache import StructureCache
 
-try:
-    import cpmpy as cp
-    from cpmpy.solvers.solver_interface import ExitStatus
-    from cpmpy.solvers.utils import SolverLookup
-except ImportError:  # the registry still lists the engine, as unavailable
-    cp = None
+__all__ = ["BACKENDS", "MAX_LIMIT_S", "MIN_LIMIT_S", "OPTION_RANGES", "SAT_LINEAR_SPAN",
+           "Backend", "Checks", "CpmTask", "CpmpyEngine", "Runner", "Shape", "cp",
+           "linear_span", "probe_backend", "values"]
 
 # CPMpy turns a time limit into a string for Choco ("<float>s"), and Choco reads
 # "1e-05s" as five seconds: limits are kept where str() writes plain decimals.
 MIN_LIMIT_S, MAX_LIMIT_S = 0.001, 1e6
-SAT_LINEAR_SPAN = 512    # see Backend.max_linear_span
 
 
-# ----- effort: each backend's own counters ----------------------------------------------
-def _ortools_effort(solver) -> dict[str, float]:
-    ort = solver.ort_solver
-    return {"branches": ort.num_branches, "conflicts": ort.num_conflicts,
-            "wall_s": ort.wall_time}
-
-
-def _choco_effort(solver) -> dict[str, float]:
-    """Read through pychoco's backend: pychoco 0.4's ``Solver.get_node_count`` is
-    defined twice and the later one returns the time count instead."""
-    from pychoco import backend
-    handle = solver.chc_solver._handle
-    return {"nodes": backend.get_node_count(handle),
-            "backtracks": backend.get_backtrack_count(handle),
-            "fails": backend.get_fail_count(handle)}
-
-
-def _exact_effort(solver) -> dict[str, float]:
-    stats = dict(solver.xct_solver.getStats())    # counts, reported as floats
-    return {k: int(stats.get(k, 0)) for k in ("decisions", "conflicts", "propagations")}
-
-
-def _pysat_effort(solver) -> dict[str, float]:
-    stats = solver.pysat_solver.accum_stats() or {}
-    return {k: stats.get(k, 0) for k in ("decisions", "conflicts", "propagations")}
-
-
-def _z3_effort(solver) -> dict[str, float]:
-    stats = solver.z3_solver.statistics()
-    found = {k: stats.get_key_value(k) for k in stats.keys()}
-    return {k: found.get(k, found.get(f"sat {k}", 0)) for k in ("decisions", "conflicts")}
-
-
-def _no_effort(solver) -> dict[str, float]:
-    return {}
-
-
-@dataclass(frozen=True)
-class Backend:
-    """What the engine needs to know of one CPMpy solver.
-
-    ``cumulative``: its counters cover the solver object's life, not one call,
-    so only the growth since the last reading is added. ``neq_as_alldiff``:
-    ``x != y + c`` goes in as a two-term AllDifferent, which CPMpy encodes for
-    SAT and pseudo-Boolean solvers per value (a 9x9 ``pairwise`` Sudoku: PySAT
-    5 ms instead of 4 s; the ``pairwise`` killer9: Exact 0.2 s instead of 6.5 s)
-    and CP-SAT handles as one constraint; Choco and Z3 are faster with the
-    plain disequality. ``native_enumeration``: ``solveAll`` runs inside the
-    library, so Python must not raise from its callback.
-    """
-    name: str
-    package: str
-    what: str
-    assumptions: bool
-    neq_as_alldiff: bool
-    native_enumeration: bool
-    effort: Callable[[Any], dict[str, float]]
-    effort_note: str
-    nodes_key: str = ""
-    backtracks_key: str = ""
-    cumulative: bool = False
-    seed: str = ""             # the keyword the seed travels as
-    seed_at_init: bool = False
-    max_linear_span: int | None = None
-
-
-BACKENDS: dict[str, Backend] = {b.name: b for b in (
-    Backend("ortools", "ortools", "OR-Tools CP-SAT: lazy clause generation (CP + SAT)",
-            True, True, True, _ortools_effort,
-            "nodes = CP-SAT branches, backtracks = conflicts",
-            "branches", "conflicts", seed="random_seed"),
-    Backend("choco", "pychoco", "Choco: propagation and branching CP solver",
-            False, False, True, _choco_effort,
-            "nodes = Choco search nodes, backtracks = Choco backtracks",
-            "nodes", "backtracks"),
-    Backend("exact", "exact", "Exact: pseudo-Boolean solver with cutting planes",
-            True, True, False, _exact_effort,
-            "nodes = Exact decisions, backtracks = conflicts",
-            "decisions", "conflicts", cumulative=True, seed="seed", seed_at_init=True),
-    Backend("pysat", "python-sat", "PySAT (Glucose 4): CDCL SAT on CPMpy's Boolean encoding",
-            True, True, False, _pysat_effort,
-            "nodes = SAT decisions, backtracks = conflicts",
-            "decisions", "conflicts", cumulative=True, max_linear_span=SAT_LINEAR_SPAN),
-    Backend("z3", "z3-solver", "Z3: SMT solver",
-            True, False, False, _z3_effort,
-            "nodes = Z3 decisions, backtracks = conflicts",
-            "decisions", "conflicts", seed="random_seed"),
-    Backend("pindakaas", "pindakaas", "Pindakaas: pseudo-Boolean encodings into CaDiCaL",
-            True, True, False, _no_effort, "not reported by the backend",
-            max_linear_span=SAT_LINEAR_SPAN),
-)}
-
-
-def linear_span(structure: Structure) -> int:
-    """The most values any linear constraint's sum can take: ``sum |a| * (max - min)``."""
-    widest = 0
-    for con in structure.constraints:
-        if isinstance(con, Linear):
-            merged = merged_terms(con)
-            widest = max(widest, sum(abs(a) * (max(structure.domains[v]) - min(structure.domains[v]))
-                                     for a, v in zip(merged.coeffs, merged.vars)
-                                     if structure.domains[v]))
-    return widest
-
-
-_SPANS = StructureCache(linear_span)
-
-
-# ----- discovery ----------------------------------------------------------------------------
-@lru_cache(maxsize=None)
-def probe_backend(name: str) -> tuple[bool, str, str]:
-    """(works, version, reason): a tiny model solved and checked, once per process.
-
-    The backend's library is loaded and run here, in whatever process asks
-    (the harness's parent asks for versions): its signal handlers are put
-    back afterwards (``host_signals_kept``), so the process keeps its Ctrl-C.
-
-    The model has each form the translation posts (AllDifferent, a weighted
-    sum, a table, an offset disequality): PySAT passes CPMpy's ``supported()``
-    without ``pypblib`` yet fails on the first weighted sum. ``supported()``
-    may also raise rather than say no (PySAT with ``pypblib`` but without
-    ``python-sat``'s ``pb`` module), so any failure is a reason, never an error.
-    """
-    with host_signals_kept():
-        return _probe(name)
-
-
-def _probe(name: str) -> tuple[bool, str, str]:
-    backend = BACKENDS[name]
-    hint = f"pip install {backend.package}"
-    if cp is None:
-        return False, "", f"cpmpy is not installed ({hint} cpmpy)"
-    try:
-        try:
-            cls = SolverLookup.lookup(name)
-        except ValueError:
-            cls = None
-        if cls is None:
-            return False, "", f"unknown to CPMpy {library_version('cpmpy')} (pip install -U cpmpy)"
-        if not cls.supported():
-            return False, "", f"not installed ({hint})"
-        # CPMpy before 1.0 has no version() on its solver classes
-        version = (getattr(cls, "version", lambda: None)()
-                   or library_version(backend.package))
-        x, y = cp.intvar(1, 3, shape=2, name=f"probe_{name}")
-        solver = SolverLookup.get(name)
-        solver += [cp.AllDifferent([x, y]), 2 * x + 3 * y <= 9, x != y + 1,
-                   cp.Table([x, y], [[1, 2], [2, 1], [1, 3]])]
-        if not solver.solve() or (x.value(), y.value()) != (1, 2):
-            return False, version, ("answers a two-variable test model wrongly (is this "
-                                    f"{backend.package} release one CPMpy supports?)")
-    except Exception as exc:   # a broken install is reported, not raised
-        return False, "", f"not working: {type(exc).__name__}: {exc} ({hint})"
-    return True, version, ""
-
-
-# ----- translation --------------------------------------------------------------------------
-def _variable(dom: tuple[int, ...]):
-    if dom == (0, 1):
-        return cp.boolvar()
-    return cp.intvar(min(dom), max(dom))
-
-
-def _expr_of(con, xs, neq_as_alldiff: bool):
-    """One model constraint as a CPMpy expression (see docs/engines-cpmpy.md).
-
-    Degenerate shapes become constants here because some backends fail on
-    them (an empty table, a sum over nothing, an AllDifferent naming a
-    variable twice), and each is decided by the model alone.
-    """
-    if isinstance(con, AllDifferent):
-        if len(set(con.vars)) < len(con.vars):
-            return cp.BoolVal(False)
-        return cp.AllDifferent([xs[v] for v in con.vars]) if len(con.vars) > 1 else None
-    if isinstance(con, Linear):
-        merged = merged_terms(con)
-        if not merged.vars:
-            return cp.BoolVal(bool(OPERATORS[con.op](0, con.rhs)))
-        total = cp.sum([a * xs[v] for a, v in zip(merged.coeffs, merged.vars)])
-        return OPERATORS[con.op](total, con.rhs)
-    if isinstance(con, NotEqualOffset):
-        if con.x == con.y:
-            return cp.BoolVal(con.c != 0)
-        x, y = xs[con.x], xs[con.y]
-        if neq_as_alldiff:
-            return cp.AllDifferent([x, y + con.c] if con.c else [x, y])
-        return x != y + con.c
-    if not con.vars:
-        return cp.BoolVal(() in con.tuples)
-    if not con.tuples:
-        return cp.BoolVal(False)
-    return cp.Table([xs[v] for v in con.vars], [list(t) for t in con.tuples])
-
-
-@dataclass
-class Shape:
-    """CPMpy variables and constraint expressions of one structure.
-
-    Built once per structure (and per disequality form): givens arrive as
-    ``x == v`` constraints on top, which CPMpy transforms faster than fresh
-    variables with narrowed bounds (PySAT on a 9x9 Sudoku: 83 ms a puzzle
-    instead of 136 ms).
-    """
-    xs: list
-    constraints: list
-
-
-def _shape(structure: Structure, neq_as_alldiff: bool) -> Shape:
-    xs = [_variable(dom) for dom in structure.domains]
-    constraints = [cp.InDomain(x, list(dom)) for x, dom in zip(xs, structure.domains)
-                   if dom and max(dom) - min(dom) + 1 != len(dom)]
-    for con in structure.constraints:
-        expr = _expr_of(con, xs, neq_as_alldiff)
-        if expr is not None:
-            constraints.append(expr)
-    return Shape(xs, constraints)
-
-
-_SHAPES = {flag: StructureCache(lambda s, flag=flag: _shape(s, flag)) for flag in (False, True)}
-
-
-@dataclass
-class CpmTask:
-    """A translated model: its variables, narrowed domains, constraints and a solver
-    with them posted (None when a domain is empty: unsatisfiable before search)."""
-    xs: list
-    domains: list[tuple[int, ...]]
-    constraints: list
-    solver: Any = None
-
-    @property
-    def empty(self) -> bool:
-        return self.solver is None
-
-
-# ----- search ---------------------------------------------------------------------------------
 class _OutOfTime(Exception):
     """Raised from a ``solveAll`` callback that runs in CPMpy's Python loop."""
 
@@ -499,7 +254,7 @@ class CpmpyEngine(Engine):
             return f"{self.label}: CPMpy backend {self.backend.name!r} is {why}"
         cap = self.backend.max_linear_span
         if cap is not None and Linear in model.kinds():
-            span = _SPANS.get(model.structure)
+            span = SPANS.get(model.structure)
             if span > cap:
                 return (f"{self.label}: a linear constraint spans {span} values; CPMpy's SAT "
                         f"encoding of sums wider than {cap} exhausts memory")
@@ -524,7 +279,7 @@ class CpmpyEngine(Engine):
         return kwargs
 
     def translate(self, model: Model) -> CpmTask:
-        shape = _SHAPES[self.backend.neq_as_alldiff].get(model.structure)
+        shape = SHAPES[self.backend.neq_as_alldiff].get(model.structure)
         task = CpmTask(shape.xs, model.domains(), [])
         if any(not d for d in task.domains):
             return task

@@ -117,7 +117,10 @@ def test_the_wall_table_sets_each_run_against_the_last():
 
 def test_the_benchmark_code_names_no_engine_and_no_puzzle_set():
     """Engines, labels, sets and limits are the files' to name."""
-    for path in (REPO / "compare" / "benchmark.py", REPO / "compare" / "reporting" / "bench.py"):
+    paths = [*sorted((REPO / "compare" / "benchmark").glob("*.py")),
+             REPO / "compare" / "reporting" / "bench.py"]
+    assert len(paths) >= 4
+    for path in paths:
         code = path.read_text()
         for word in ("cpsat", "CP-SAT", "backtrack", "fast", "BOJ", "ortools", "9x9",
                      "--big-timeout"):

@@ -1,0 +1,239 @@
+"""bench.md: what became of each part, written as the file's targets ask.
+
+The headings and columns come from the benchmark file; nothing here knows an
+engine or a puzzle set by name.
+"""
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import engines
+from compare.benchmark.spec import Part
+from compare.harness.folder import RunFolder
+from compare.reporting import bench
+
+PLOTS = ("cactus.png", "scatter.png")
+# What became of a part: every answer held, or not, or it could not run.
+VERIFIED, WRONG, BAD_INPUT, NOT_STARTED = "verified", "wrong", "bad input", "not started"
+
+
+@dataclass
+class Outcome:
+    part: Part
+    status: str                 # VERIFIED, WRONG, BAD_INPUT or NOT_STARTED
+    seconds: float
+    folder: Path
+    error: str | None = None    # why a part could not run
+    run: RunFolder | None = None    # the part's run, as its report read it
+
+
+def _tasks(outcome: Outcome):
+    """A part's tasks in the order its puzzles and engines were given, not finish
+    order; its run records, settings and stored results."""
+    run = outcome.run or RunFolder(outcome.folder)
+    with run:
+        tasks, runs, config, frame = run.tasks, run.runs, run.config, run.results
+        puzzles = {pid: i for i, pid in enumerate(run.puzzles)}
+    engines = {label: i for i, label in enumerate(config.get("engines_run", []))}
+    rank = tasks["puzzle_id"].map(puzzles) * len(engines) + tasks["engine"].map(engines)
+    return tasks.iloc[rank.argsort(kind="stable")].reset_index(drop=True), runs, config, frame
+
+
+def report(outcomes: list[Outcome], command: str, total_s: float,
+           title: str = "Benchmark", libraries: dict[str, str] | None = None) -> str:
+    """bench.md: the targets per part, the machine, and how long everything took."""
+    data = {o.part.name: (o, *_tasks(o)) for o in outcomes}
+    parts = [f"# {title}", "", f"- command: `{command.strip()}`"]
+    parts += [f"- {line}" for line in bench.machine_lines(libraries or {})]
+    parts += [f"- benchmark time: {total_s:.0f} s in all ("
+              + ", ".join(f"{o.part.name} {o.seconds:.0f} s" for o in outcomes) + ")", ""]
+    sections = {"ratio": _ratio_section, "lexfirst": _lex_section, "wall": _wall_section,
+                "overhead": _overhead_section, "coverage": _big_section,
+                "throughput": _throughput_section, "none": _plain_section}
+    for o in outcomes:
+        parts += sections[o.part.target["kind"]](data[o.part.name], data) + [""]
+    parts += ["## Parts", "", "Each part is one comparison run; its folder holds "
+              "results.csv, results.sqlite, summary.md (with verdicts) and plots.", ""]
+    for o, _, _, config, _ in data.values():
+        verdict = {VERIFIED: "all answers verified, engines agree",
+                   WRONG: "WRONG ANSWERS OR DISAGREEMENTS (see its summary.md)"}.get(o.status, "?")
+        parts.append(f"- `{o.part.name}/`: {verdict}; {o.seconds:.0f} s; "
+                     f"`{config.get('command', '')}`")
+    parts += ["", "## Definitions", "", bench.definitions([_terms(o.part) for o in outcomes]), ""]
+    return "\n".join(parts)
+
+
+def libraries(parts: list[Part]) -> dict[str, str]:
+    """The libraries of the engines the parts ran, with their versions."""
+    found = {}
+    for spec in dict.fromkeys(e for p in parts for e in p.engines):
+        try:
+            engine = engines.get_engine(spec)
+        except ValueError:
+            continue
+        if engine.library:
+            found[engine.library] = engine.version()
+    return found
+
+
+def _terms(part: Part) -> dict:
+    """A part's target with the names the report gives its engines."""
+    return {**part.target, "name": part.name, "engine": part.label(part.subject),
+            "baseline": part.label(part.baseline or "")}
+
+
+def _heading(part: Part, made_up: str) -> str:
+    return f"## {part.title or made_up}"
+
+
+def _plot_files(folder: Path) -> list[str]:
+    """The plots bench.md shows from a part (the parts with two or more engines)."""
+    return [name for name in PLOTS if (folder / name).exists()]
+
+
+def _plots(name: str, folder: Path) -> list[str]:
+    return [f"![{name} {png[:-4]}]({name}/{png})" for png in _plot_files(folder)]
+
+
+def _other(data: dict, name: str | None):
+    """The tasks of the part a target compares with, when it ran in this invocation."""
+    return data[name][1] if name in data else None
+
+
+def _ratio_section(mine, data) -> list[str]:
+    outcome, tasks, *_ = mine
+    part, target = outcome.part, outcome.part.target
+    engine, baseline = part.subject, part.baseline
+    table = bench.ratio_table(tasks, engine, baseline, target.get("mean"), target.get("max"))
+    columns = bench.ratio_columns(part.label(engine), part.label(baseline), target.get("mean"),
+                                  target.get("max"))
+    verdicts = [c for c in ("mean_pass", "max_pass") if c in columns]
+    met = int(sum(table[c].sum() for c in verdicts))
+    sampled = f", samples of {part.sample} from the big sets" if part.sample else ""
+    return [_heading(part, f"{part.name}: {part.label(engine)} against {part.label(baseline)}")
+            + f" (mode {part.mode}, limit {part.timeout:g} s{sampled}{_repeats(outcome)})", "",
+            bench.markdown(bench.shown(table, columns)), "",
+            f"Targets met: {met} of {len(verdicts) * len(table)}.", "",
+            *_plots(part.name, outcome.folder)]
+
+
+def _repeats(outcome: Outcome) -> str:
+    repeat = outcome.part.repeat
+    return f"; each time the median of {repeat} runs" if repeat > 1 else ""
+
+
+def _lex_section(mine, data) -> list[str]:
+    outcome, tasks, *_ = mine
+    part, target = outcome.part, outcome.part.target
+    table = bench.lexfirst_table(tasks, _other(data, target["against"]), part.subject,
+                                 target["within"])
+    return [_heading(part, f"{part.name}: {part.label(part.subject)} in mode {part.mode}")
+            + f" (limit {part.timeout:g} s{_repeats(outcome)})", "",
+            bench.markdown(bench.shown(table, bench.lex_columns(target["against"],
+                                                                target["within"])))]
+
+
+def _overhead_section(mine, data) -> list[str]:
+    outcome, _, runs, *_ = mine
+    part, target = outcome.part, outcome.part.target
+    heading = _heading(part, f"{part.name}: harness overhead")
+    if not runs:
+        return [heading, "", "No run record."]
+    o = bench.overhead(runs[-1], target["factor"], target["slack"])
+    sources = ", ".join(Path(p).stem for p in part.puzzles)
+    return [heading, "",
+            f"{o['tasks']} puzzles ({sources}), {part.label(part.subject)}, {o['workers']} "
+            f"workers: run phase "
+            f"{o['wall_s']:.2f} s wall; task times sum to {o['task_s']:.2f} s, "
+            f"/{o['workers']} = {o['ideal_s']:.2f} s; limit "
+            f"{target['factor']} x {o['ideal_s']:.2f} + {target['slack']:g} = "
+            f"{o['limit_s']:.2f} s: **{bench.verdict(o['pass'])}**. The whole command "
+            f"(loading, run, checking, report and plots) took {outcome.seconds:.2f} s."]
+
+
+def _wall_section(mine, data) -> list[str]:
+    """This part's run against another's on the same tasks: the whole run's wall
+    time and the time after the first result (workers warm)."""
+    outcome, _, runs, *_ = mine
+    part, target = outcome.part, outcome.part.target
+    other = data.get(target["against"])
+    rows = [(part.name, part.settings, runs)] + (
+        [(target["against"], other[0].part.settings, other[2])] if other else [])
+    table = bench.wall_table(rows, target.get("within"))
+    return [_heading(part, f"{part.name}: wall time against {target['against']}")
+            + f" (limit {part.timeout:g} s)", "",
+            bench.markdown(bench.shown(table, bench.wall_columns(target["against"],
+                                                                 target.get("within"))))]
+
+
+def _throughput_section(mine, data) -> list[str]:
+    """Puzzles per second of each engine by its own clocks and by the wall: the
+    run's results from the first to the last, and the whole part (workers'
+    start-up and warm-up too)."""
+    outcome, _, runs, _, frame = mine
+    part = outcome.part
+    run = runs[-1] if runs else {}
+    table = bench.throughput(frame, run, outcome.seconds, part.labels)
+    workers = run.get("workers", "?")
+    return [_heading(part, f"{part.name}: throughput")
+            + f" ({workers} worker{'s' if workers != 1 else ''}, limit {part.timeout:g} s)", "",
+            bench.markdown(table)]
+
+
+def _big_section(mine, data) -> list[str]:
+    outcome, tasks, *_ = mine
+    part = outcome.part
+    with_ = part.target.get("scaling_with")
+    first = _other(data, with_)
+    engine, baseline = part.label(part.subject), part.label(part.baseline)
+    missing = bench.not_covered(tasks, part.subject, part.baseline)
+    sized = tasks if first is None else _concat(first, tasks)
+    check = (f"PASS: {engine} solved every puzzle {baseline} solved" if not missing else
+             f"FAIL: {baseline} solved {len(missing)} puzzle(s) {engine} did not: "
+             + ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else ""))
+    return [_heading(part, f"{part.name}: time per puzzle against size")
+            + f" (limit {part.timeout:g} s"
+            + ("" if first is None else f"; with the rows of the {with_} part") + ")", "",
+            bench.scaling_markdown(bench.scaling_table(_named(part, sized), ["size"])), "",
+            "Per dataset:", "",
+            bench.scaling_markdown(bench.scaling_table(_named(part, tasks), ["source", "size"])),
+            "",
+            f"**{check}.**", "", *_plots(part.name, outcome.folder)]
+
+
+def _plain_section(mine, data) -> list[str]:
+    """A part without a target: its times per dataset and engine."""
+    outcome, tasks, *_ = mine
+    part = outcome.part
+    return [_heading(part, f"{part.name}: {', '.join(part.engines)}")
+            + f" (mode {part.mode}, limit {part.timeout:g} s{_repeats(outcome)})", "",
+            bench.scaling_markdown(bench.scaling_table(_named(part, tasks), ["source", "size"])),
+            "", *_plots(part.name, outcome.folder)]
+
+
+def _named(part: Part, tasks):
+    """The tasks with their engines named as the benchmark file names them."""
+    return tasks.assign(engine=[part.label(e) for e in tasks["engine"]])
+
+
+def _concat(*frames):
+    import pandas as pd
+    return pd.concat(frames, ignore_index=True)
+
+
+def publish(out: Path, target: Path, outcomes: list[Outcome], name: str) -> Path:
+    """The benchmark's current table in ``target``: ``<name>.md`` (bench.md with
+    its plot links pointing into ``<name>/``) and the plots under ``<name>/``.
+    Returns the page written."""
+    target.mkdir(parents=True, exist_ok=True)
+    text = (out / "bench.md").read_text(encoding="utf-8")
+    for o in outcomes:
+        for png in _plot_files(o.folder):
+            (target / name / o.part.name).mkdir(parents=True, exist_ok=True)
+            shutil.copy2(o.folder / png, target / name / o.part.name / png)
+            text = text.replace(f"]({o.part.name}/{png})", f"]({name}/{o.part.name}/{png})")
+    page = target / f"{name}.md"
+    page.write_text(text, encoding="utf-8")
+    return page
