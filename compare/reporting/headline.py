@@ -35,6 +35,7 @@ class Verdict:
     warmup_kills: int = 0                            # repeats killed warming up their shape
     warmup_s: float = 0.0                            # untimed warm-up the workers paid
     warmup_retries: int = 0                          # shape warm-ups killed, their task rerun
+    prepared: dict[str, float] = field(default_factory=dict)  # engine preparations: seconds
 
     @property
     def failed(self) -> int:
@@ -76,9 +77,13 @@ class Verdict:
                 "every answer was verified"
             parts.append(f"{given} and the engines agree")
         if self.warmup_s:
-            parts.append(f"warm-up {duration(self.warmup_s)} untimed" + (
-                f" ({self.warmup_retries} shape warm-up(s) killed at their limit, the task "
-                "run again with twice the limit)" if self.warmup_retries else ""))
+            notes = [f"{duration(s)} of it {what}, once before the workers"
+                     for what, s in self.prepared.items()]
+            if self.warmup_retries:
+                notes.append(f"{self.warmup_retries} shape warm-up(s) killed at their limit, "
+                             "the task run again with twice the limit")
+            parts.append(f"warm-up {duration(self.warmup_s)} untimed"
+                         + (f" ({'; '.join(notes)})" if notes else ""))
         return f"{self.word}: " + "; ".join(parts)
 
     @property
@@ -120,16 +125,31 @@ def verdict_of(frame: pd.DataFrame, *, wrong: int = 0, planned: dict | None = No
                    not_compared=max(0, len(tasks) - compared) if compared is not None else 0,
                    warmup_kills=int(killed.sum()), warmup_s=warmup_seconds(runs or []),
                    warmup_retries=sum(len((r.get("warmup") or {}).get("killed", []))
-                                      for r in runs or []))
+                                      for r in runs or []),
+                   prepared=prepared_seconds(runs or []))
 
 
 def warmup_seconds(runs: list[dict]) -> float:
-    """The untimed warm-up the workers paid over every session: start-up, shapes and
-    the shape warm-ups killed at their limit."""
+    """The untimed warm-up paid over every session: the workers' start-up and shapes,
+    the shape warm-ups killed at their limit, and the engines' preparations."""
     total = 0.0
     for run in runs:
         warmup = run.get("warmup") or {}
         total += sum(e.get("total_s", 0.0) for part in ("start-up", "shapes")
                      for e in warmup.get(part, []))
-        total += sum(e.get("seconds", 0.0) for e in warmup.get("killed", []))
+        total += sum(e.get("seconds", 0.0) for part in ("killed", "prepared")
+                     for e in warmup.get(part, []))
     return total
+
+
+def prepared_seconds(runs: list[dict]) -> dict[str, float]:
+    """Seconds spent on each engine preparation (``Engine.prepare``: a first compile,
+    say) over every session, by what it was and how it ended."""
+    found: dict[str, float] = {}
+    for run in runs:
+        for entry in (run.get("warmup") or {}).get("prepared", []):
+            what = entry.get("preparation", "preparing an engine")
+            if entry.get("outcome", "done") != "done":
+                what += f" ({entry['outcome']})"
+            found[what] = found.get(what, 0.0) + entry.get("seconds", 0.0)
+    return found

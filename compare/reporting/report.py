@@ -321,7 +321,9 @@ def _markdown(data: RunFolder, report: Report, tables, shown: str, pictures, shi
     warmup = warmup_table(data.runs)
     if len(warmup):
         parts += ["## Warm-up (untimed)", "", "Paid once per worker before its first timed "
-                  "task: an engine's start-up, then each new shape (engine x model structure). "
+                  "task: an engine's start-up, then each new shape (engine x model structure); "
+                  "an engine's preparation (0 workers: a first compile, say) ran once, in a "
+                  "process of its own, before that engine's workers started. "
                   "No task's time includes it.", "", summary.to_markdown(warmup, raw=True), ""]
     if tables:
         parts += [f"## Per engine (baseline: {shown})", "",
@@ -377,6 +379,13 @@ def warmup_table(runs: list[dict]) -> pd.DataFrame:
                              "workers": entry["workers"],
                              "max per worker": summary.duration(entry["max_s"]),
                              "total": summary.duration(entry["total_s"])})
+        for entry in warmup.get("prepared", []):     # once per run, before the workers
+            outcome = entry.get("outcome", "done")
+            rows.append({"engine": ", ".join(entry["engines"]),
+                         "what": entry["preparation"] + ("" if outcome == "done"
+                                                         else f" ({outcome})"),
+                         "workers": 0, "max per worker": "-",
+                         "total": summary.duration(entry["seconds"])})
     return pd.DataFrame(rows, columns=["engine", "what", "workers", "max per worker", "total"])
 
 
