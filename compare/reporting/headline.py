@@ -22,6 +22,7 @@ from engines import ANSWERED_WORDS, FAILED_WORDS, Status
 
 # Verdict words, worst first; the line opens with the worst that applies.
 WORDS = ("WRONG", "FAILED", "INCOMPLETE", "TIMEOUT", "OK")
+RUN_WRONG, RUN_FAILED, RUN_INCOMPLETE, RUN_TIMEOUT, RUN_OK = WORDS
 
 
 @dataclass
@@ -44,14 +45,14 @@ class Verdict:
     @property
     def word(self) -> str:
         if self.wrong:
-            return "WRONG"
+            return RUN_WRONG
         if self.failed:
-            return "FAILED"
+            return RUN_FAILED
         if self.missing:
-            return "INCOMPLETE"
+            return RUN_INCOMPLETE
         if self.statuses.get(Status.TIMEOUT.value):
-            return "TIMEOUT"
-        return "OK"
+            return RUN_TIMEOUT
+        return RUN_OK
 
     def line(self) -> str:
         """One line: the verdict word, every status counted, and what was checked."""
