@@ -46,6 +46,10 @@ class Status(str, Enum):
 # unverified but never wrong.
 ANSWERED = (Status.SOLVED, Status.UNSAT)
 ANSWERED_WORDS = tuple(s.value for s in ANSWERED)   # as stored in tables
+# The statuses of an engine or worker that failed: no answer, and nothing learnt about
+# the engine, so a run with any of them fails unless errors are allowed.
+FAILED = (Status.ERROR, Status.CRASHED, Status.MEMOUT)
+FAILED_WORDS = tuple(s.value for s in FAILED)
 
 
 class Unsupported(Exception):

@@ -447,11 +447,11 @@ class LocalExecutor(Executor):
             if not w.proc.is_alive():
                 yield from self._replace(w, pending, "died")
             elif self._overdue(w):
-                yield from self._replace(w, pending, "timeout")
+                yield from self._replace(w, pending, Status.TIMEOUT)
             elif self.memory_limit and w.inflight and w.ready:
                 resident = rss_mb(w.proc.pid)
                 if resident is not None and resident > self.memory_limit:
-                    yield from self._replace(w, pending, "memout", resident)
+                    yield from self._replace(w, pending, Status.MEMOUT, resident)
 
     def _receive(self, w: _Worker, pending: _Pending) -> list[tuple[Task, Result]]:
         """Act on one message from ``w``; the finished tasks it reports."""
@@ -531,7 +531,7 @@ class LocalExecutor(Executor):
         w.proc.join(5)
         processes.end_group(w.proc.pid)        # what its engine started goes with it
         self.pool.remove(w)
-        if not w.ready and not self.gave_up and w.warming == "" and cause == "timeout":
+        if not w.ready and not self.gave_up and w.warming == "" and cause == Status.TIMEOUT:
             # plugins or engines hang while loading: another worker would hang as well
             self.gave_up = (f"no worker could start: loading the plugins and engines took "
                             f"over {self.start_limit:g} s (the limit; {START_LIMIT_ENV} "
@@ -542,7 +542,7 @@ class LocalExecutor(Executor):
             if self.failed_starts >= MAX_FAILED_STARTS:
                 # workers die before their first task: give up rather than loop forever
                 self.gave_up = f"no worker could start ({processes.describe_exit(w.proc.exitcode)})"
-        elif w.inflight and cause == "timeout" and w.shaping and self.shape_kills.get(
+        elif w.inflight and cause == Status.TIMEOUT and w.shaping and self.shape_kills.get(
                 (w.inflight[0].engine, w.shape), 0) < WARMUP_RETRIES:
             key = (w.inflight[0].engine, w.shape)
             self.shape_kills[key] = self.shape_kills.get(key, 0) + 1
@@ -671,12 +671,12 @@ def _lost_result(task: Task, cause: str, elapsed: float, exitcode, shaping: bool
                  resident: float | None, memory_limit: float | None) -> Result:
     """The result of a task whose worker did not come back."""
     result = Result(task.engine, "", "", task.mode, Status.CRASHED, solve_s=elapsed)
-    if cause == "timeout":
+    if cause == Status.TIMEOUT:
         result.status = Status.TIMEOUT
         result.message = (f"killed after {elapsed:.1f} s (time limit {task.timeout:g} s)"
                           + (f" {KILLED_WARMING_UP} (model build, first use)"
                              if shaping else ""))
-    elif cause == "memout":
+    elif cause == Status.MEMOUT:
         result.status = Status.MEMOUT
         result.peak_rss_mb = resident
         result.message = (f"killed at {resident:.0f} MB resident, over the memory limit "

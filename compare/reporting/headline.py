@@ -16,12 +16,13 @@ from dataclasses import asdict, dataclass, field
 import pandas as pd
 
 from compare.harness.executor import KILLED_WARMING_UP
+from compare.harness.limits import FAIL_ON, INCOMPLETE
 from compare.reporting.summary import duration, per_task
-from engines import ANSWERED_WORDS
+from engines import ANSWERED_WORDS, FAILED_WORDS, Status
 
-FAILED_WORDS = ("error", "crashed", "memout")
 # Verdict words, worst first; the line opens with the worst that applies.
 WORDS = ("WRONG", "FAILED", "INCOMPLETE", "TIMEOUT", "OK")
+RUN_WRONG, RUN_FAILED, RUN_INCOMPLETE, RUN_TIMEOUT, RUN_OK = WORDS
 
 
 @dataclass
@@ -44,14 +45,14 @@ class Verdict:
     @property
     def word(self) -> str:
         if self.wrong:
-            return "WRONG"
+            return RUN_WRONG
         if self.failed:
-            return "FAILED"
+            return RUN_FAILED
         if self.missing:
-            return "INCOMPLETE"
-        if self.statuses.get("timeout"):
-            return "TIMEOUT"
-        return "OK"
+            return RUN_INCOMPLETE
+        if self.statuses.get(Status.TIMEOUT.value):
+            return RUN_TIMEOUT
+        return RUN_OK
 
     def line(self) -> str:
         """One line: the verdict word, every status counted, and what was checked."""
@@ -60,7 +61,7 @@ class Verdict:
         counts = []
         for status, n in sorted(self.statuses.items(), key=lambda kv: _rank(kv[0])):
             text = f"{n} {status}"
-            if status == "timeout" and self.warmup_kills:
+            if status == Status.TIMEOUT.value and self.warmup_kills:
                 text += (f" ({self.warmup_kills} repeat(s) killed while their shape was "
                          "warming up)")
             counts.append(text)
@@ -92,9 +93,8 @@ class Verdict:
 
     def fail_counts(self) -> dict[str, int]:
         """What ``--fail-on`` can name, counted: tasks per status, missing results."""
-        return {"timeout": self.statuses.get("timeout", 0),
-                "unsupported": self.statuses.get("unsupported", 0),
-                "incomplete": self.missing}
+        return {word: self.missing if word == INCOMPLETE else self.statuses.get(word, 0)
+                for word in FAIL_ON}
 
     def fails_on(self, wanted) -> list[str]:
         """The ``--fail-on`` words that apply to this run."""
@@ -106,7 +106,7 @@ class Verdict:
 
 
 def _rank(status: str) -> tuple[int, str]:
-    order = (*ANSWERED_WORDS, "timeout", *FAILED_WORDS, "unsupported")
+    order = (*ANSWERED_WORDS, Status.TIMEOUT.value, *FAILED_WORDS, Status.UNSUPPORTED.value)
     return (order.index(status) if status in order else len(order), status)
 
 

@@ -25,7 +25,7 @@ from compare.harness.runner import not_repeated
 from compare.harness.store import COLUMNS, atomic_write
 from compare.judge.verdict import failures, findings, model_only
 from compare.reporting import page, paired, plots, summary
-from compare.reporting.headline import Verdict, verdict_of
+from compare.reporting.headline import RUN_OK, RUN_WRONG, Verdict, verdict_of
 
 WIDTH = 100            # terminal output stays within this many columns
 CONSOLE_COUNTS = 20     # count mode: per-puzzle lines on the terminal up to this many puzzles
@@ -122,7 +122,7 @@ def _plots(tasks, base, folder: Path, engines: list[str], shift_s: float) -> lis
 def _page(data: RunFolder, report: Report, tables, tasks, base, order, pictures,
           shift_s: float, shift: str) -> page.PageInputs:
     """The first line of the page tells the whole truth: the report's verdict line."""
-    tone = {"WRONG": "bad", "OK": "ok"}.get(report.verdict.word, "warn")
+    tone = {RUN_WRONG: "bad", RUN_OK: "ok"}.get(report.verdict.word, "warn")
     settings = {**(data.config.get("settings") or {}),
                 "baseline": base, "workers": data.config.get("workers"),
                 "engines run": data.config.get("engines_run"),
