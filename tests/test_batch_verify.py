@@ -104,3 +104,17 @@ def test_the_batch_checker_shares_nothing_with_engines_or_the_sudoku_model():
     imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     assert not any(m.split(".")[0] == "engines" for m in imported)
     assert "puzzles.sudoku" not in imported
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.integers(-5, 70), min_size=4, max_size=4), min_size=1, max_size=6),
+       st.sampled_from([(-3, 8), (0, 62), (0, 70)]))
+def test_distinct_values_are_told_by_bits_or_by_sorting_alike(rows, bounds):
+    """The bit count (values 0..62) and the sort (any values) agree on every group."""
+    import numpy as np
+
+    from compare.judge.batch import _all_different
+    low, high = bounds
+    groups = np.clip(np.array([rows, rows[::-1]], dtype=np.int64), low, high)
+    expected = np.array([all(len(set(g)) == len(g) for g in answer) for answer in groups])
+    assert (_all_different(groups) == expected).all()

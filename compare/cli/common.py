@@ -11,7 +11,7 @@ import re
 import sys
 from enum import IntEnum
 
-from compare.harness.limits import RANGES, range_text
+from compare.harness.limits import FAIL_ON, RANGES, range_text
 
 
 class Exit(IntEnum):
@@ -26,11 +26,6 @@ class Exit(IntEnum):
     MISSED = 5           # bench: a target failed (a performance finding, as SLOWER)
     STORAGE = 6          # the disk refused a write (full, read-only): what was stored is kept
     INTERRUPTED = 130    # Ctrl-C or SIGTERM: finished results are kept
-
-
-# What ``--fail-on`` may name, beside errors, crashes and memouts (which always fail
-# unless ``--allow-errors``); ``Verdict.fail_counts`` counts each.
-FAIL_ON = ("timeout", "unsupported", "incomplete")
 
 
 class UsageError(Exception):

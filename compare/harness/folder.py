@@ -30,7 +30,7 @@ from compare.harness.store import (
     StoreError,
     storage_fault,
 )
-from engines import ANSWERED_WORDS
+from engines import ANSWERED_WORDS, Status
 
 LATEST = "latest"      # reports/latest links to the newest run made under reports/
 
@@ -296,6 +296,6 @@ def fold_status(statuses: pd.Series) -> str:
 
 def _mark_solved(tasks: pd.DataFrame) -> pd.DataFrame:
     tasks["solved"] = tasks["status"].isin(ANSWERED_WORDS) & ~tasks["wrong"]
-    tasks["attempted"] = tasks["status"] != "unsupported"
+    tasks["attempted"] = tasks["status"] != Status.UNSUPPORTED.value
     tasks["par2_s"] = tasks["total_s"].where(tasks["solved"], 2 * tasks["timeout"])
     return tasks

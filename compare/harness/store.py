@@ -17,6 +17,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable
 
+from engines import Status
+
 DB_NAME = "results.sqlite"
 FLUSH_S = 0.25
 
@@ -207,12 +209,13 @@ class Store:
     def refute(self, puzzle_id: str, reason: str) -> list[str]:
         """Mark stored "unsatisfiable" claims on a puzzle wrong; the engines that made them."""
         self.flush()
-        claims = "FROM results WHERE puzzle_id = ? AND status = 'unsatisfiable' AND verified = 1"
-        engines = [r[0] for r in self.db.execute(f"SELECT engine {claims}", (puzzle_id,))]
+        claims = "FROM results WHERE puzzle_id = ? AND status = ? AND verified = 1"
+        unsat = (puzzle_id, Status.UNSAT.value)
+        engines = [r[0] for r in self.db.execute(f"SELECT engine {claims}", unsat)]
         if engines:
             with self._writing():
                 self.db.execute(f"UPDATE results SET verified = 0, reason = ? "
-                                f"WHERE rowid IN (SELECT rowid {claims})", (reason, puzzle_id))
+                                f"WHERE rowid IN (SELECT rowid {claims})", (reason, *unsat))
                 self.db.commit()
         return engines
 
@@ -243,21 +246,21 @@ class Store:
         """Puzzle id -> an engine whose stored answer to it was verified."""
         self.flush()
         return dict(self.db.execute(
-            "SELECT puzzle_id, MIN(engine) FROM results WHERE status = 'solved' "
-            "AND verified = 1 GROUP BY puzzle_id"))
+            "SELECT puzzle_id, MIN(engine) FROM results WHERE status = ? "
+            "AND verified = 1 GROUP BY puzzle_id", (Status.SOLVED.value,)))
 
     def unsat_claims(self) -> set[str]:
         """Puzzles with a stored "unsatisfiable" claim that still stands (verified)."""
         self.flush()
         return {r[0] for r in self.db.execute(
-            "SELECT DISTINCT puzzle_id FROM results WHERE status = 'unsatisfiable' "
-            "AND verified = 1")}
+            "SELECT DISTINCT puzzle_id FROM results WHERE status = ? "
+            "AND verified = 1", (Status.UNSAT.value,))}
 
     def timeouts(self) -> list[dict]:
         """The stored timeouts, earliest repeat first (to resume without repeating them)."""
         self.flush()
-        cursor = self.db.execute("SELECT * FROM results WHERE status = 'timeout' "
-                                 "ORDER BY \"repeat\"")
+        cursor = self.db.execute("SELECT * FROM results WHERE status = ? "
+                                 "ORDER BY \"repeat\"", (Status.TIMEOUT.value,))
         names = [d[0] for d in cursor.description]
         return [dict(zip(names, row)) for row in cursor]
 

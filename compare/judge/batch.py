@@ -30,7 +30,7 @@ from math import isqrt
 
 import numpy as np
 
-from compare.judge.checker import verify
+from compare.judge.checker import SOLVED, verify
 from puzzles.model import AllDifferent, Linear, NotEqualOffset
 
 STACKED = ("alldiff", "pairwise")     # formulations whose variables are the cells
@@ -82,7 +82,7 @@ def _stackable(claim: Claim) -> tuple | None:
     puzzle, result = claim.puzzle, claim.result
     if getattr(puzzle, "kind", None) != "sudoku" or claim.formulation not in STACKED:
         return None
-    if str(getattr(result.status, "value", result.status)) != "solved":
+    if str(getattr(result.status, "value", result.status)) != SOLVED:
         return None
     if result.mode == "count" or len(result.solutions) != 1:
         return None
@@ -123,8 +123,16 @@ def _sudoku_groups(n: int) -> np.ndarray:
 
 
 def _permutations(values: np.ndarray, groups: np.ndarray, n: int) -> np.ndarray:
-    """Per answer, whether every group holds each of 1..n once (values already in 1..n)."""
-    return (np.sort(values[:, groups], axis=2) == np.arange(1, n + 1)).all(axis=(1, 2))
+    """Per answer, whether every group holds each of 1..n once (values already in 1..n).
+
+    A group of n values in 1..n is a permutation when the bits ``1 << value``
+    OR together to all of bits 1..n; an OR-reduce is several times cheaper
+    than sorting every group, and a sweep judges 100,000 answers.
+    """
+    if n >= 63:
+        return (np.sort(values[:, groups], axis=2) == np.arange(1, n + 1)).all(axis=(1, 2))
+    bits = np.bitwise_or.reduce(np.left_shift(1, values[:, groups]), axis=2)
+    return (bits == (1 << (n + 1)) - 2).all(axis=1)
 
 
 def _model_holds(values: np.ndarray, structure) -> np.ndarray:
@@ -142,8 +150,7 @@ def _model_holds(values: np.ndarray, structure) -> np.ndarray:
         if kind is AllDifferent:
             for width in {len(c.vars) for c in cons}:
                 index = np.array([c.vars for c in cons if len(c.vars) == width])
-                ordered = np.sort(values[:, index], axis=2)
-                good &= ~(ordered[:, :, 1:] == ordered[:, :, :-1]).any(axis=(1, 2))
+                good &= _all_different(values[:, index])
         elif kind is NotEqualOffset:
             xs, ys, cs = (np.array([getattr(c, a) for c in cons]) for a in ("x", "y", "c"))
             good &= (values[:, xs] != values[:, ys] + cs).all(axis=1)
@@ -154,6 +161,19 @@ def _model_holds(values: np.ndarray, structure) -> np.ndarray:
         else:
             raise ValueError(f"{kind.__name__} is not vectorised")
     return good
+
+
+def _all_different(groups: np.ndarray) -> np.ndarray:
+    """Per answer (axis 0), whether each group (axis 1) has distinct values (axis 2).
+
+    Values from 0 to 62 are told apart by counting the distinct bits they set
+    (no sort); any other value range is sorted and compared with its neighbour.
+    """
+    if groups.size and 0 <= groups.min() and groups.max() < 63:
+        bits = np.bitwise_or.reduce(np.left_shift(np.int64(1), groups), axis=2)
+        return (np.bitwise_count(bits) == groups.shape[2]).all(axis=1)
+    ordered = np.sort(groups, axis=2)
+    return ~(ordered[:, :, 1:] == ordered[:, :, :-1]).any(axis=(1, 2))
 
 
 _OPS = {"==": np.equal, "!=": np.not_equal, "<=": np.less_equal, ">=": np.greater_equal}
