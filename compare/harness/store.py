@@ -15,7 +15,7 @@ import sqlite3
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Self
 
 from engines import Status
 
@@ -85,7 +85,31 @@ def atomic_write(path: Path | str, write: Callable[[Path], object]) -> None:
         raise storage_fault(path, exc) from None
 
 
-class Store:
+class ClosedOnExit:
+    """``with`` closes it. When a fault is already on its way out, a fault of the
+    closing itself (``CLOSE_FAULTS``) is dropped, so the first one is the one seen."""
+
+    CLOSE_FAULTS: tuple[type[BaseException], ...] = (StorageError,)
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, kind, value, tb) -> None:
+        if kind is None:
+            self.close()
+            return
+        try:
+            self.close()
+        except self.CLOSE_FAULTS:
+            pass
+
+
+class Store(ClosedOnExit):
+    CLOSE_FAULTS = (StorageError, sqlite3.Error)
+
     def __init__(self, folder: Path | str, threads: bool = False):
         """``threads``: the connection may be used from another thread than the one that
         opened it (its owner serialises the use, as ``RunFolder`` does)."""
@@ -294,18 +318,6 @@ class Store:
             self.flush()
         finally:
             self.db.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, kind, value, tb) -> None:
-        if kind is None:
-            self.close()
-            return
-        try:                       # a fault is on its way out: do not raise a second one
-            self.close()
-        except (StorageError, sqlite3.Error):
-            pass
 
 
 def _write_probe(folder: Path) -> OSError | None:
