@@ -23,7 +23,8 @@ so the harness can be driven into its fault paths:
 * ``fake-stall`` : ``fake``, but naps ``nap`` seconds (default 2) on puzzles from
   line ``line`` (default 30) of a file, so one task of a chunk runs long;
 * ``fake-compile`` : ``fake``, but its first model of each grid size in a process
-  takes ``nap`` seconds (default 3) to translate, as a first numba compile does;
+  takes ``nap`` seconds (default 3) to translate, as a first numba compile does
+  (only models of more than ``above`` variables, default 0: all of them);
   with ``cache=DIR`` that compile is kept in ``DIR`` as numba's disk cache is:
   the engine names it as its preparation while ``DIR`` lacks it, ``prepare``
   fills it, and ``DIR/log`` has a line per compile and per preparation;
@@ -226,12 +227,13 @@ class StallEngine(FakeEngine):
 
 class CompileEngine(FakeEngine):
     name = "fake-compile"
-    option_defaults = {"nap": 3.0, "cache": ""}
+    option_defaults = {"nap": 3.0, "cache": "", "above": 0}
     compiled: set = set()
 
     def translate(self, model):
-        if model.structure.size not in self.compiled:
-            self.compiled.add(model.structure.size)
+        size = model.structure.size
+        if size > self.options["above"] and size not in self.compiled:
+            self.compiled.add(size)
             if not self._cached():
                 self._log("compile")
                 time.sleep(self.options["nap"])
