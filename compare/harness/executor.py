@@ -66,6 +66,8 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from typing import Callable, Iterable, Iterator
 
+import psutil
+
 import engines
 from compare.harness import processes
 from compare.harness.limits import SettingsError
@@ -196,10 +198,20 @@ class _Worker:
     shape: str | None = None          # the shape being warmed
     retiring: bool = False
     engine: str = ""                  # the one engine this process serves
+    watched: psutil.Process | None = None    # kept for memory readings (``rss_mb``)
 
     @property
     def ready(self) -> bool:
         return self.warming is None
+
+    def watch(self) -> psutil.Process | int:
+        """The worker's ``psutil.Process``, made once (a fresh one per reading costs 3x)."""
+        if self.watched is None:
+            try:
+                self.watched = psutil.Process(self.proc.pid)
+            except psutil.Error:
+                return self.proc.pid
+        return self.watched
 
     @property
     def busy(self) -> bool:
@@ -449,7 +461,7 @@ class LocalExecutor(Executor):
             elif self._overdue(w):
                 yield from self._replace(w, pending, Status.TIMEOUT)
             elif self.memory_limit and w.inflight and w.ready:
-                resident = rss_mb(w.proc.pid)
+                resident = rss_mb(w.watch())
                 if resident is not None and resident > self.memory_limit:
                     yield from self._replace(w, pending, Status.MEMOUT, resident)
 
