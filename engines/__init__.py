@@ -14,6 +14,8 @@ import importlib
 from .base import (
     ANSWERED,
     ANSWERED_WORDS,
+    FAILED,
+    FAILED_WORDS,
     MODES,
     Engine,
     EngineOptionError,
@@ -135,7 +137,8 @@ def baseline_preferred(label: str) -> bool:
         return False
 
 
-__all__ = ["ANSWERED", "ANSWERED_WORDS", "MODES", "Engine", "EngineOptionError", "Outcome", "Result", "Status",
+__all__ = ["ANSWERED", "ANSWERED_WORDS", "FAILED", "FAILED_WORDS", "MODES", "Engine",
+           "EngineOptionError", "Outcome", "Result", "Status",
            "Unsupported", "UnknownEngine", "register", "names", "engine_class",
            "get_engine", "parse_spec", "installed", "solution_counter", "default_specs",
            "baseline_preferred", "describe"]

@@ -46,6 +46,10 @@ class Status(str, Enum):
 # unverified but never wrong.
 ANSWERED = (Status.SOLVED, Status.UNSAT)
 ANSWERED_WORDS = tuple(s.value for s in ANSWERED)   # as stored in tables
+# The statuses of an engine or worker that failed: no answer, and nothing learnt about
+# the engine, so a run with any of them fails unless errors are allowed.
+FAILED = (Status.ERROR, Status.CRASHED, Status.MEMOUT)
+FAILED_WORDS = tuple(s.value for s in FAILED)
 
 
 class Unsupported(Exception):
@@ -228,6 +232,30 @@ class Engine:
             names = ", ".join(sorted(k.__name__ for k in missing))
             return f"{self.label} does not support constraint kind(s) {names}"
         return None
+
+    # ----- one-off preparation -------------------------------------------
+    def preparation(self) -> str | None:
+        """What ``prepare`` would do on this machine now, in a few words; None: nothing.
+
+        For work every process running the engine would otherwise repeat, and
+        that leaves something the next process can use: a JIT compile into a
+        disk cache, say. The harness asks in the parent, before the engine's
+        worker processes start; for a name it calls ``prepare`` once, in one
+        process of its own, and the workers start when it is done. Engines whose
+        instances share the work give the same name, so it runs once for all of
+        them. Asking must be cheap (no compiling), and the answer should be None
+        once the work is done (a warm cache), so a warm run pays nothing.
+        """
+        return None
+
+    def prepare(self) -> None:
+        """Do the work ``preparation`` names; its time is reported as warm-up, untimed.
+
+        It may run in several processes at once (two runs, the Dask workers of
+        one machine): one should do the work while the others wait, then find
+        it done. A failure or a kill here costs nothing but the time: the
+        workers then meet the work themselves, in their own warm-up.
+        """
 
     # ----- the template ---------------------------------------------------
     def solve(self, model: Model, mode: str = "first", limit: int = 2,

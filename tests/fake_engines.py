@@ -23,7 +23,11 @@ so the harness can be driven into its fault paths:
 * ``fake-stall`` : ``fake``, but naps ``nap`` seconds (default 2) on puzzles from
   line ``line`` (default 30) of a file, so one task of a chunk runs long;
 * ``fake-compile`` : ``fake``, but its first model of each grid size in a process
-  takes ``nap`` seconds (default 3) to translate, as a first numba compile does;
+  takes ``nap`` seconds (default 3) to translate, as a first numba compile does
+  (only models of more than ``above`` variables, default 0: all of them);
+  with ``cache=DIR`` that compile is kept in ``DIR`` as numba's disk cache is:
+  the engine names it as its preparation while ``DIR`` lacks it, ``prepare``
+  fills it, and ``DIR/log`` has a line per compile and per preparation;
 * ``fake-odd``   : ``fake``, but its result has the odd values ``ODD[field]`` on
   puzzles whose line number is a multiple of ``every`` (default 1: all of them);
 * ``fake-slowed`` : ``fake`` after a nap of ``nap`` seconds (default 0.01) plus
@@ -223,14 +227,37 @@ class StallEngine(FakeEngine):
 
 class CompileEngine(FakeEngine):
     name = "fake-compile"
-    option_defaults = {"nap": 3.0}
+    option_defaults = {"nap": 3.0, "cache": "", "above": 0}
     compiled: set = set()
 
     def translate(self, model):
-        if model.structure.size not in self.compiled:
-            self.compiled.add(model.structure.size)
-            time.sleep(self.options["nap"])
+        size = model.structure.size
+        if size > self.options["above"] and size not in self.compiled:
+            self.compiled.add(size)
+            if not self._cached():
+                self._log("compile")
+                time.sleep(self.options["nap"])
         return super().translate(model)
+
+    def preparation(self):
+        if self.options["cache"] and not self._cached():
+            return "compiling fake-compile"
+        return None
+
+    def prepare(self):
+        self._log("prepare")
+        time.sleep(self.options["nap"])
+        with open(os.path.join(self.options["cache"], "compiled"), "w"):
+            pass
+
+    def _cached(self) -> bool:
+        return bool(self.options["cache"]) and os.path.exists(
+            os.path.join(self.options["cache"], "compiled"))
+
+    def _log(self, what: str) -> None:
+        if self.options["cache"]:
+            with open(os.path.join(self.options["cache"], "log"), "a") as handle:
+                handle.write(f"{what} {os.getpid()}\n")
 
 
 class SlowedEngine(FakeEngine):

@@ -26,7 +26,8 @@ psutil = pytest.importorskip("psutil")
 
 from compare import run_comparison  # noqa: E402
 from compare.cli.run import main as run_main  # noqa: E402
-from compare.harness.dask_executor import DaskExecutor  # noqa: E402
+from compare.harness import executor as executor_module  # noqa: E402
+from compare.harness.dask_executor import DaskExecutor, merged_facts  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -320,6 +321,47 @@ def two_deaths_then_crashed(tmp_path, executor) -> None:
     assert frame.loc[("deadly:4", "fake-regicide"), "status"] == "crashed"
     assert "two Dask workers died" in frame.loc[("deadly:4", "fake-regicide"), "message"]
     assert (frame.drop(("deadly:4", "fake-regicide"))["status"] == "solved").all()
+
+
+@pytest.mark.parametrize("where", ["local", "dask"])
+def test_a_shape_warm_up_killed_at_its_limit_runs_again_on_either_executor(where, tmp_path,
+                                                                           mark, monkeypatch):
+    """A first compile of 1.6 s on a new shape, with a warm-up limit of 0.6 s (the task's
+    1.1 s with its grace where longer): killed twice, the limit doubled each time, its
+    task then runs and is solved, not a timeout; the verdict line counts the retries,
+    on a Dask worker as in a local run."""
+    monkeypatch.setattr(executor_module, "WARMUP_LIMIT_S", 0.6)
+    sixteen = tmp_path / "sixteen.txt"
+    sixteen.write_text((REPO / "puzzles" / "data" / "gen-16x16-easy.txt").read_text())
+    executor = DaskExecutor(cluster="local:1", plugins=PLUGINS) if where == "dask" else None
+    comparison = run_comparison([sixteen], ["fake-compile:nap=1.6:above=81"], sample=1,
+                                executor=executor, out=tmp_path / "run", repeat=1,
+                                timeout=0.1, workers=1, plugins=PLUGINS)
+    assert list(comparison.results["status"]) == ["solved"]
+    (run,) = comparison.runs
+    assert [k["shape"] for k in run["warmup"]["killed"]] == ["sudoku-16/alldiff"] * 2
+    line = comparison.write_report().verdict.line()
+    assert line.startswith("OK: 1 tasks: 1 solved; ")
+    assert "(2 shape warm-up(s) killed at their limit, the task run again" in line
+
+
+def test_the_warm_up_of_every_solver_process_on_the_cluster_is_on_record():
+    """Two Dask workers' solver processes: one warm-up record, rows of an engine added up."""
+    def part(seconds, kills):
+        return {"warmup": {"start-up": [{"engine": "a", "workers": 1, "total_s": seconds,
+                                         "max_s": seconds}],
+                           "shapes": [{"engine": "a", "shape": "s", "workers": 1,
+                                       "total_s": seconds, "max_s": seconds}],
+                           "killed": [{"engine": "a", "shape": "s", "seconds": 1.0}] * kills,
+                           "prepared": []},
+                "processes": {"a": 1 + kills}, "worker_ready_rss_mb": 100.0 + seconds,
+                "peak_rss_method": "VmHWM", "memory_limit_mb": None}
+    merged = merged_facts([part(1.0, 0), part(2.0, 2)])
+    assert merged["warmup"]["start-up"] == [{"engine": "a", "workers": 2, "total_s": 3.0,
+                                            "max_s": 2.0}]
+    assert merged["warmup"]["shapes"][0]["workers"] == 2 and len(merged["warmup"]["killed"]) == 2
+    assert merged["processes"] == {"a": 4} and merged["worker_ready_rss_mb"] == 102.0
+    assert merged_facts([]) == {}
 
 
 @pytest.mark.parametrize("args, message", [

@@ -19,7 +19,7 @@ if importlib.util.find_spec("pycsp3") is None:   # not imported here: pycsp3 as 
                 allow_module_level=True)                                  # at exit
 
 from compare.judge.checker import check, verify  # noqa: E402
-from puzzles import xcsp3_model  # noqa: E402
+from puzzles import xcsp3_limits, xcsp3_model  # noqa: E402
 from puzzles.errors import PuzzleInputError  # noqa: E402
 from puzzles.loader import load_puzzles, puzzle_paths  # noqa: E402
 from puzzles.xcsp3 import load_file  # noqa: E402
@@ -368,7 +368,6 @@ def test_competition_instances_are_solved_and_judged(tmp_path):
 
 @pytest.mark.parametrize("name, setting, value", [
     ("supports", "MAX_EXPANDED", 0),             # starred rows read as an automaton
-    ("conflicts", "MAX_EXPANDED", 0),
     ("sum-expressions", "SMALL_TABLE", 0),       # comparisons reified by inequalities
     ("intension-logic", "SMALL_TABLE", 0),
     ("intension-disjunction", "SPLIT_ROWS", 0),  # one shared flag per comparison
@@ -377,13 +376,15 @@ def test_competition_instances_are_solved_and_judged(tmp_path):
     ("lex-matrix", "SMALL_TABLE", 0),
     ("intension-arith", "MAX_ROWS", 16),         # sub-expressions as auxiliary variables
     ("intension-nonlinear", "MAX_ROWS", 16),
-    ("element", "MAX_ROWS", 16),
+    ("element", "MAX_ROWS", 8),
 ])
 def test_the_fallback_decompositions_are_exact(tmp_path, monkeypatch, name, setting, value):
-    monkeypatch.setattr(xcsp3_model, setting, value)
+    usual = case_file(tmp_path, name).to_model().structure.constraints
+    monkeypatch.setattr(xcsp3_limits, setting, value)
     puzzle = case_file(tmp_path, name)
     model = puzzle.to_model()
     assert not model.structure.unsupported, model.structure.unsupported
+    assert model.structure.constraints != usual      # the lowered limit took effect
     expected = reference(puzzle, CASES[name][1])
     for engine in ("backtracking", "cpsat"):
         solver = engine_or_skip(engine, model, "count")

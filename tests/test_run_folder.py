@@ -8,6 +8,7 @@ from compare import compare_runs, open_comparison, run_comparison
 from compare.harness import folder as run_folder
 from compare.harness.executor import Executor
 from compare.harness.folder import RunFolder
+from compare.harness.store import StorageError, StoreError
 from compare.harness.worker import solve_task
 from compare.reporting import summary
 from engines.base import Engine
@@ -91,3 +92,18 @@ def test_a_plugin_engine_takes_part_in_the_defaults_on_equal_terms(monkeypatch):
     assert summary.choose_baseline(tasks) == "plugged:step=2"     # preferred, though slower
     monkeypatch.setattr(Plugged, "baseline_preferred", False)
     assert summary.choose_baseline(tasks) == "cpsat"              # none preferred: the best
+
+
+@pytest.mark.parametrize("fault", [StorageError("disk full"), StoreError("damaged")])
+def test_a_fault_on_its_way_out_is_not_hidden_by_one_from_closing(tmp_path, monkeypatch,
+                                                                   fault):
+    """The first fault is the one seen; a fault of the closing alone is still raised."""
+    def refuse(self):
+        raise fault
+    monkeypatch.setattr(RunFolder, "close", refuse)
+    with pytest.raises(KeyError):
+        with RunFolder(tmp_path):
+            raise KeyError("first")
+    with pytest.raises(type(fault)):
+        with RunFolder(tmp_path):
+            pass

@@ -12,11 +12,13 @@ from pathlib import Path
 import engines
 from compare.benchmark.spec import Part
 from compare.harness.folder import RunFolder
+from compare.judge.verdict import VERIFIED, WRONG
 from compare.reporting import bench
 
 PLOTS = ("cactus.png", "scatter.png")
-# What became of a part: every answer held, or not, or it could not run.
-VERIFIED, WRONG, BAD_INPUT, NOT_STARTED = "verified", "wrong", "bad input", "not started"
+# What became of a part: the judge's VERIFIED or WRONG over its answers, or one of
+# these when it could not run.
+BAD_INPUT, NOT_STARTED = "bad input", "not started"
 
 
 @dataclass

@@ -11,7 +11,7 @@ import re
 import sys
 from enum import IntEnum
 
-from compare.harness.limits import RANGES, range_text
+from compare.harness.limits import FAIL_ON, RANGES, range_text
 
 
 class Exit(IntEnum):
@@ -26,11 +26,6 @@ class Exit(IntEnum):
     MISSED = 5           # bench: a target failed (a performance finding, as SLOWER)
     STORAGE = 6          # the disk refused a write (full, read-only): what was stored is kept
     INTERRUPTED = 130    # Ctrl-C or SIGTERM: finished results are kept
-
-
-# What ``--fail-on`` may name, beside errors, crashes and memouts (which always fail
-# unless ``--allow-errors``); ``Verdict.fail_counts`` counts each.
-FAIL_ON = ("timeout", "unsupported", "incomplete")
 
 
 class UsageError(Exception):
@@ -59,7 +54,14 @@ def fail_on(text: str) -> tuple[str, ...]:
     return words
 
 
-def add_fail_on(parser: argparse.ArgumentParser) -> None:
+def add_report_options(parser: argparse.ArgumentParser) -> None:
+    """``--shift-ms``, ``--allow-errors`` and ``--fail-on``: what a report's ratios and
+    exit code depend on, the same for a run and for ``report`` rebuilding one."""
+    parser.add_argument("--shift-ms", type=setting("shift_ms"), metavar="MS",
+                        help="shift added to every time in the paired ratios (default: a tenth "
+                             "of the baseline's median time in the run)")
+    parser.add_argument("--allow-errors", action="store_true",
+                        help="exit 0 even when tasks errored, crashed or ran out of memory")
     parser.add_argument("--fail-on", type=fail_on, default=(), metavar="LIST",
                         help="also exit 4 when any task ends so: comma-separated from "
                              f"{', '.join(FAIL_ON)} (e.g. --fail-on timeout for CI)")

@@ -28,7 +28,7 @@ import sys
 from compare.cli.common import (
     Exit,
     OneLineParser,
-    add_fail_on,
+    add_report_options,
     report_exit,
     seconds_of_ms,
     setting,
@@ -65,12 +65,7 @@ def build_parser() -> OneLineParser:
                              "of every machine in one series)")
     parser.add_argument("--baseline", metavar="ENGINE",
                         help="engine label the speed ratios refer to (default: as the run)")
-    parser.add_argument("--shift-ms", type=setting("shift_ms"), metavar="MS",
-                        help="shift added to every time in the paired ratios (default: a tenth "
-                        "of the baseline's median time in the run)")
-    parser.add_argument("--allow-errors", action="store_true",
-                        help="exit 0 even when tasks errored, crashed or ran out of memory")
-    add_fail_on(parser)
+    add_report_options(parser)
     parser.add_argument("--fail-above", type=setting("fail_above"), metavar="X",
                         help="with --compare: exit 5 when an engine's ratio B/A is above X "
                              "with confidence (the lower end of its 95%% CI)")

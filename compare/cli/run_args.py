@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from compare.cli.common import OneLineParser, add_fail_on, add_settings, setting
+from compare.cli.common import OneLineParser, add_report_options, add_settings, setting
 from compare.harness.plan import CHOICES
 
 # What runs when --engines is not given (``engines.default_specs``), said exactly.
@@ -62,12 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--baseline", metavar="ENGINE",
                    help="engine the speed ratios refer to (default: fastest backtracker)")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no tables")
-    p.add_argument("--allow-errors", action="store_true",
-                   help="exit 0 even when tasks errored, crashed or ran out of memory")
-    add_fail_on(p)
-    p.add_argument("--shift-ms", type=setting("shift_ms"), metavar="MS",
-                   help="shift added to every time in the paired ratios (default: a tenth "
-                        "of the baseline's median time in the run)")
+    add_report_options(p)
     p.add_argument("--executor", choices=("local", "dask"),
                    help="where tasks run: local worker processes (default) or a Dask cluster")
     p.add_argument("--scheduler", metavar="ADDRESS",

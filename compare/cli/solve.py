@@ -129,7 +129,8 @@ def _solve_entry(entry, fmt, engine, args, many: bool) -> int:
     model, result = solve_apart(engine, puzzle, args.formulation, mode, args.limit,
                                 args.timeout)
     took = time.perf_counter() - started
-    if args.timeout is not None and took > args.timeout and str(result.status) != "timeout":
+    if (args.timeout is not None and took > args.timeout
+            and str(result.status) != engines.Status.TIMEOUT.value):
         # an answer after the limit is no answer within it (the harness agrees)
         result = _timeout(engine, mode, f"answered after {took:.2f} s, over the limit of "
                                         f"{args.timeout:g} s")
@@ -148,7 +149,7 @@ def _solve_entry(entry, fmt, engine, args, many: bool) -> int:
         if result.count and result.count >= args.limit:
             say(f"{where}limit reached: at least {result.count} solutions "
                 "(raise --limit to count further)")
-    if status == "unsatisfiable":
+    if status == engines.Status.UNSAT.value:
         say(f"{where}no solution")
         return NO_SOLUTION
     if mode != "count":

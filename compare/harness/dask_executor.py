@@ -193,6 +193,7 @@ class DaskExecutor(Executor):
         self._token = uuid.uuid4().hex[:10]
         self._submitted = 0
         self._track_tries = True
+        self._facts: dict = {}
 
     def bind(self, engines: list[str], mode: str, limit: int, formulations: Iterable[str],
              memory_limit: float | None = None) -> None:
@@ -314,6 +315,10 @@ class DaskExecutor(Executor):
                 client.cancel(list(self._live))
             self._live = {}
             if self._plugin_name:
+                with suppress(Exception):       # before the plugin takes its slots away
+                    from compare.harness import dask_worker
+                    found = client.run(dask_worker.facts_of, self._plugin_name)
+                    self._facts = merged_facts([f for slots in found.values() for f in slots])
                 with suppress(Exception):
                     client.unregister_worker_plugin(self._plugin_name)
                 self._plugin_name = None
@@ -324,6 +329,11 @@ class DaskExecutor(Executor):
             with suppress(Exception):
                 cluster.close()
         self._hidden.close()
+
+    def facts(self) -> dict:
+        """The warm-up costs of the workers' solver processes (their local executors'),
+        together: read from every Dask worker when the run ends."""
+        return self._facts
 
     # ----- the run ---------------------------------------------------------------------
     def run(self, tasks: Iterable[Task], puzzles: dict, skip: Skip | None = None,
@@ -442,6 +452,39 @@ class DaskExecutor(Executor):
             results += [(t.tid, _crashed(t, "Dask workers kept dying while its chunk ran"))
                         for t in rest]
         return results
+
+
+def merged_facts(parts: list[dict]) -> dict:
+    """The ``facts`` of several local executors as one executor's: the warm-up rows of an
+    engine (and shape) added up, kills and preparations listed, processes counted."""
+    if not parts:
+        return {}
+    rows: dict[tuple, dict] = {}
+    warmup: dict = {"start-up": [], "shapes": [], "killed": [], "prepared": []}
+    for part in parts:
+        found = part.get("warmup") or {}
+        for kind in ("start-up", "shapes"):
+            for entry in found.get(kind, []):
+                key = (kind, entry["engine"], entry.get("shape"))
+                if key not in rows:
+                    rows[key] = dict(entry)
+                    warmup[kind].append(rows[key])
+                    continue
+                row = rows[key]
+                row["workers"] += entry["workers"]
+                row["total_s"] = round(row["total_s"] + entry["total_s"], 4)
+                row["max_s"] = max(row["max_s"], entry["max_s"])
+        for kind in ("killed", "prepared"):
+            warmup[kind] += found.get(kind, [])
+    processes: dict[str, int] = {}
+    for part in parts:
+        for engine, count in (part.get("processes") or {}).items():
+            processes[engine] = processes.get(engine, 0) + count
+    resident = [p["worker_ready_rss_mb"] for p in parts if p.get("worker_ready_rss_mb")]
+    methods = sorted({p["peak_rss_method"] for p in parts if p.get("peak_rss_method")})
+    return {"warmup": warmup, "peak_rss_method": "; ".join(methods) or None,
+            "processes": processes, "worker_ready_rss_mb": max(resident, default=None),
+            "memory_limit_mb": parts[0].get("memory_limit_mb")}
 
 
 @contextmanager

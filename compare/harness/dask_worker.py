@@ -142,6 +142,13 @@ class SolverPlugin(WorkerPlugin):
             slot.close()
 
 
+def facts_of(plugin_name: str, dask_worker=None) -> list[dict]:
+    """What each of this worker's solver processes measured about itself (warm-up costs,
+    warm-ups killed and retried, preparations); ``Client.run`` calls it."""
+    plugin = dask_worker.plugins.get(plugin_name)
+    return [slot.facts() for slot in plugin._slots] if plugin is not None else []
+
+
 def problem_of(plugin_name: str, dask_worker=None) -> str | None:
     """Why this worker cannot run the comparison, if it cannot (``Client.run`` calls it)."""
     plugin = dask_worker.plugins.get(plugin_name)

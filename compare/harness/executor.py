@@ -68,10 +68,13 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from typing import Callable, Iterable, Iterator
 
+import psutil
+
 import engines
 from compare.harness import processes
 from compare.harness.limits import SettingsError
 from compare.harness.plugins import plugin_list
+from compare.harness.preparation import Preparations
 from compare.harness.tasks import Task
 from compare.harness.worker import WorkerInit, rss_mb, worker_main
 from engines import Result, Status
@@ -197,10 +200,20 @@ class _Worker:
     shape: str | None = None          # the shape being warmed
     retiring: bool = False
     engine: str = ""                  # the one engine this process serves
+    watched: psutil.Process | None = None    # kept for memory readings (``rss_mb``)
 
     @property
     def ready(self) -> bool:
         return self.warming is None
+
+    def watch(self) -> psutil.Process | int:
+        """The worker's ``psutil.Process``, made once (a fresh one per reading costs 3x)."""
+        if self.watched is None:
+            try:
+                self.watched = psutil.Process(self.proc.pid)
+            except psutil.Error:
+                return self.proc.pid
+        return self.watched
 
     @property
     def busy(self) -> bool:
@@ -276,12 +289,24 @@ class LocalExecutor(Executor):
         self.ready_infos: list[dict] = []
         self.skip: Skip | None = None
         self.started: dict[str, int] = {}   # worker processes started per engine
+        self.preparing: Preparations | None = None   # engines' one-off work, before workers
 
     # ----- the run loop -------------------------------------------------------
     def start(self) -> None:
-        """Start the first engines' workers now (``run`` starts each on first use)."""
-        for index in range(self.workers - len(self.pool)):
-            self.pool.append(self._start(self.engines[index % len(self.engines)]))
+        """Start the engines' preparations, then the first engines' workers now (``run``
+        starts each on first use)."""
+        free = self.workers - len(self.pool) - self._prepare()
+        ready = [e for e in self.engines if not self.preparing.holds(e)]
+        for index in range(free if ready else 0):
+            self.pool.append(self._start(ready[index % len(ready)]))
+
+    def _prepare(self) -> int:
+        """Once per executor: ask the engines what to prepare, start it; cores it holds."""
+        if self.preparing is None:
+            self.preparing = Preparations(self.ctx, self.engines,
+                                          lambda e: _modules_for(e, self.plugins), self.starting)
+            self.preparing.start(self.workers - len(self.pool))
+        return self.preparing.busy
 
     @property
     def process_cap(self) -> int:
@@ -291,6 +316,7 @@ class LocalExecutor(Executor):
             pauses: bool = False) -> Iterator[tuple[Task, Result] | None]:
         pending = _Pending(tasks)
         self.skip, answered = skip, []
+        self._prepare()
         try:
             while pending or any(w.inflight or w.retiring for w in self.pool):
                 if self.gave_up:     # no task more can run: none is answered for it
@@ -318,7 +344,8 @@ class LocalExecutor(Executor):
 
     def _dispatch(self, pending: _Pending, puzzles: dict, answered: list) -> None:
         """Give each free core to the engine with the oldest waiting task."""
-        free = self.workers - sum(w.busy for w in self.pool)
+        free = self.workers - sum(w.busy for w in self.pool) - self.preparing.busy
+        free -= self.preparing.start(free)
         if free > 0 and not pending:
             self._take_back(pending, free)
         handed = True
@@ -328,7 +355,8 @@ class LocalExecutor(Executor):
                 if free <= 0:
                     return
                 queue = pending.queues[engine]
-                if not self.take_runnable(queue, self.skip, answered):
+                if self.preparing.holds(engine) or not self.take_runnable(queue, self.skip,
+                                                                           answered):
                     continue
                 idle = [w for w in self.pool if w.engine == engine and not w.busy]
                 if idle:
@@ -436,10 +464,14 @@ class LocalExecutor(Executor):
     def _collect(self, pending: _Pending) -> Iterator[tuple[Task, Result]]:
         busy = [w for w in self.pool if w.busy]
         waitables = [w.proc.sentinel for w in busy] + [w.conn for w in busy]
-        timeout = _sooner(self._time_to_deadline(busy), self._time_to_take_back(pending))
+        waitables += self.preparing.waitables()
+        timeout = min((t for t in (self._time_to_deadline(busy), self.preparing.time_left(),
+                                   self._time_to_take_back(pending)) if t is not None),
+                      default=None)
         if self.memory_limit and busy:
             timeout = MEMORY_POLL_S if timeout is None else min(MEMORY_POLL_S, timeout)
         wait(waitables, timeout=timeout if waitables else 0)
+        self.preparing.poll()
         for w in list(self.pool):
             try:
                 while w.conn.poll():
@@ -449,11 +481,11 @@ class LocalExecutor(Executor):
             if not w.proc.is_alive():
                 yield from self._replace(w, pending, "died")
             elif self._overdue(w):
-                yield from self._replace(w, pending, "timeout")
+                yield from self._replace(w, pending, Status.TIMEOUT)
             elif self.memory_limit and w.inflight and w.ready:
-                resident = rss_mb(w.proc.pid)
+                resident = rss_mb(w.watch())
                 if resident is not None and resident > self.memory_limit:
-                    yield from self._replace(w, pending, "memout", resident)
+                    yield from self._replace(w, pending, Status.MEMOUT, resident)
 
     def _receive(self, w: _Worker, pending: _Pending) -> list[tuple[Task, Result]]:
         """Act on one message from ``w``; the finished tasks it reports."""
@@ -533,7 +565,7 @@ class LocalExecutor(Executor):
         w.proc.join(5)
         processes.end_group(w.proc.pid)        # what its engine started goes with it
         self.pool.remove(w)
-        if not w.ready and not self.gave_up and w.warming == "" and cause == "timeout":
+        if not w.ready and not self.gave_up and w.warming == "" and cause == Status.TIMEOUT:
             # plugins or engines hang while loading: another worker would hang as well
             self.gave_up = (f"no worker could start: loading the plugins and engines took "
                             f"over {self.start_limit:g} s (the limit; {START_LIMIT_ENV} "
@@ -544,7 +576,7 @@ class LocalExecutor(Executor):
             if self.failed_starts >= MAX_FAILED_STARTS:
                 # workers die before their first task: give up rather than loop forever
                 self.gave_up = f"no worker could start ({processes.describe_exit(w.proc.exitcode)})"
-        elif w.inflight and cause == "timeout" and w.shaping and self.shape_kills.get(
+        elif w.inflight and cause == Status.TIMEOUT and w.shaping and self.shape_kills.get(
                 (w.inflight[0].engine, w.shape), 0) < WARMUP_RETRIES:
             key = (w.inflight[0].engine, w.shape)
             self.shape_kills[key] = self.shape_kills.get(key, 0) + 1
@@ -583,9 +615,13 @@ class LocalExecutor(Executor):
                 w.proc.kill()
             except (OSError, ValueError, AttributeError):
                 pass
+        if self.preparing is not None:
+            self.preparing.kill()
 
     def close(self) -> None:
         """Stop every worker: idle ones finish, busy ones are killed (the run is over)."""
+        if self.preparing is not None:
+            self.preparing.close()
         for w in self.pool:
             if not w.ready or w.inflight:
                 w.proc.kill()            # nothing worth waiting for
@@ -621,6 +657,7 @@ class LocalExecutor(Executor):
                 "shapes": [_spread(engine, shape, s) for (engine, shape), s in shapes.items()],
                 "killed": [{"engine": engine, "shape": shape, "seconds": round(seconds, 2)}
                            for engine, shape, seconds in self.warmup_kills],
+                "prepared": self.preparing.records if self.preparing is not None else [],
             },
             "peak_rss_method": "; ".join(methods) or None,
             "processes": dict(self.started),
@@ -656,10 +693,6 @@ def _drain(fd: int) -> int:
         taken += len(chunk)
 
 
-def _sooner(a: float | None, b: float | None) -> float | None:
-    return b if a is None else a if b is None else min(a, b)
-
-
 def _release(w: _Worker) -> None:
     for end in (w.conn, w.lifeline, *w.tokens):
         try:
@@ -672,12 +705,12 @@ def _lost_result(task: Task, cause: str, elapsed: float, exitcode, shaping: bool
                  resident: float | None, memory_limit: float | None) -> Result:
     """The result of a task whose worker did not come back."""
     result = Result(task.engine, "", "", task.mode, Status.CRASHED, solve_s=elapsed)
-    if cause == "timeout":
+    if cause == Status.TIMEOUT:
         result.status = Status.TIMEOUT
         result.message = (f"killed after {elapsed:.1f} s (time limit {task.timeout:g} s)"
                           + (f" {KILLED_WARMING_UP} (model build, first use)"
                              if shaping else ""))
-    elif cause == "memout":
+    elif cause == Status.MEMOUT:
         result.status = Status.MEMOUT
         result.peak_rss_mb = resident
         result.message = (f"killed at {resident:.0f} MB resident, over the memory limit "

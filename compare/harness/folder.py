@@ -25,12 +25,13 @@ from compare.harness.limits import SettingsError
 from compare.harness.store import (
     DB_NAME,
     STORAGE_ERRNOS,
+    ClosedOnExit,
     StorageError,
     Store,
     StoreError,
     storage_fault,
 )
-from engines import ANSWERED_WORDS
+from engines import ANSWERED_WORDS, Status
 
 LATEST = "latest"      # reports/latest links to the newest run made under reports/
 
@@ -60,8 +61,10 @@ def check_out(out: Path, resume: bool) -> None:
                             "a run there, or choose another folder)")
 
 
-class RunFolder:
+class RunFolder(ClosedOnExit):
     """One run's folder and its store connection (see the module docstring)."""
+
+    CLOSE_FAULTS = (StorageError, StoreError)
 
     def __init__(self, path: Path | str):
         self.path = Path(path)
@@ -172,18 +175,6 @@ class RunFolder:
         finally:
             if writer is not None:
                 writer.release()
-
-    def __enter__(self) -> RunFolder:
-        return self
-
-    def __exit__(self, kind, value, tb) -> None:
-        if kind is None:
-            self.close()
-            return
-        try:                       # a fault is on its way out: do not raise a second one
-            self.close()
-        except (StorageError, StoreError):
-            pass
 
     # ----- reading ------------------------------------------------------------------------
     def meta(self, key: str, default=None):
@@ -296,6 +287,6 @@ def fold_status(statuses: pd.Series) -> str:
 
 def _mark_solved(tasks: pd.DataFrame) -> pd.DataFrame:
     tasks["solved"] = tasks["status"].isin(ANSWERED_WORDS) & ~tasks["wrong"]
-    tasks["attempted"] = tasks["status"] != "unsupported"
+    tasks["attempted"] = tasks["status"] != Status.UNSUPPORTED.value
     tasks["par2_s"] = tasks["total_s"].where(tasks["solved"], 2 * tasks["timeout"])
     return tasks

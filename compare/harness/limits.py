@@ -1,4 +1,5 @@
-"""The finite range of every numeric setting, shared by the command line and the API.
+"""The finite range of every numeric setting, shared by the command line and the API,
+and the words ``--fail-on`` takes.
 
 Anything outside (``inf``, ``nan``, ``1e999``, a timeout of ten years) is
 refused in one line before anything runs; docs/harness.md lists the ranges.
@@ -6,6 +7,8 @@ refused in one line before anything runs; docs/harness.md lists the ranges.
 from __future__ import annotations
 
 import math
+
+from engines import Status
 
 
 class SettingsError(ValueError):
@@ -26,6 +29,13 @@ RANGES: dict[str, tuple[type, float, float]] = {
     "shift_ms": (float, 0.0, 60_000.0),           # the paired ratios' time shift
     "fail_above": (float, 1.0, 1_000.0),          # report --compare: the slowdown that fails
 }
+
+
+# What ``--fail-on`` may name, beside errors, crashes and memouts (which always fail
+# unless ``--allow-errors``): two statuses, and planned results missing; the report's
+# ``Verdict.fail_counts`` counts each.
+INCOMPLETE = "incomplete"
+FAIL_ON = (Status.TIMEOUT.value, Status.UNSUPPORTED.value, INCOMPLETE)
 
 
 def range_text(name: str) -> str:

@@ -15,7 +15,9 @@ import sqlite3
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Self
+
+from engines import Status
 
 DB_NAME = "results.sqlite"
 FLUSH_S = 0.25
@@ -83,7 +85,31 @@ def atomic_write(path: Path | str, write: Callable[[Path], object]) -> None:
         raise storage_fault(path, exc) from None
 
 
-class Store:
+class ClosedOnExit:
+    """``with`` closes it. When a fault is already on its way out, a fault of the
+    closing itself (``CLOSE_FAULTS``) is dropped, so the first one is the one seen."""
+
+    CLOSE_FAULTS: tuple[type[BaseException], ...] = (StorageError,)
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, kind, value, tb) -> None:
+        if kind is None:
+            self.close()
+            return
+        try:
+            self.close()
+        except self.CLOSE_FAULTS:
+            pass
+
+
+class Store(ClosedOnExit):
+    CLOSE_FAULTS = (StorageError, sqlite3.Error)
+
     def __init__(self, folder: Path | str, threads: bool = False):
         """``threads``: the connection may be used from another thread than the one that
         opened it (its owner serialises the use, as ``RunFolder`` does)."""
@@ -207,12 +233,13 @@ class Store:
     def refute(self, puzzle_id: str, reason: str) -> list[str]:
         """Mark stored "unsatisfiable" claims on a puzzle wrong; the engines that made them."""
         self.flush()
-        claims = "FROM results WHERE puzzle_id = ? AND status = 'unsatisfiable' AND verified = 1"
-        engines = [r[0] for r in self.db.execute(f"SELECT engine {claims}", (puzzle_id,))]
+        claims = "FROM results WHERE puzzle_id = ? AND status = ? AND verified = 1"
+        unsat = (puzzle_id, Status.UNSAT.value)
+        engines = [r[0] for r in self.db.execute(f"SELECT engine {claims}", unsat)]
         if engines:
             with self._writing():
                 self.db.execute(f"UPDATE results SET verified = 0, reason = ? "
-                                f"WHERE rowid IN (SELECT rowid {claims})", (reason, puzzle_id))
+                                f"WHERE rowid IN (SELECT rowid {claims})", (reason, *unsat))
                 self.db.commit()
         return engines
 
@@ -243,21 +270,21 @@ class Store:
         """Puzzle id -> an engine whose stored answer to it was verified."""
         self.flush()
         return dict(self.db.execute(
-            "SELECT puzzle_id, MIN(engine) FROM results WHERE status = 'solved' "
-            "AND verified = 1 GROUP BY puzzle_id"))
+            "SELECT puzzle_id, MIN(engine) FROM results WHERE status = ? "
+            "AND verified = 1 GROUP BY puzzle_id", (Status.SOLVED.value,)))
 
     def unsat_claims(self) -> set[str]:
         """Puzzles with a stored "unsatisfiable" claim that still stands (verified)."""
         self.flush()
         return {r[0] for r in self.db.execute(
-            "SELECT DISTINCT puzzle_id FROM results WHERE status = 'unsatisfiable' "
-            "AND verified = 1")}
+            "SELECT DISTINCT puzzle_id FROM results WHERE status = ? "
+            "AND verified = 1", (Status.UNSAT.value,))}
 
     def timeouts(self) -> list[dict]:
         """The stored timeouts, earliest repeat first (to resume without repeating them)."""
         self.flush()
-        cursor = self.db.execute("SELECT * FROM results WHERE status = 'timeout' "
-                                 "ORDER BY \"repeat\"")
+        cursor = self.db.execute("SELECT * FROM results WHERE status = ? "
+                                 "ORDER BY \"repeat\"", (Status.TIMEOUT.value,))
         names = [d[0] for d in cursor.description]
         return [dict(zip(names, row)) for row in cursor]
 
@@ -291,18 +318,6 @@ class Store:
             self.flush()
         finally:
             self.db.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, kind, value, tb) -> None:
-        if kind is None:
-            self.close()
-            return
-        try:                       # a fault is on its way out: do not raise a second one
-            self.close()
-        except (StorageError, sqlite3.Error):
-            pass
 
 
 def _write_probe(folder: Path) -> OSError | None:

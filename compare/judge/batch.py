@@ -30,7 +30,7 @@ from math import isqrt
 
 import numpy as np
 
-from compare.judge.checker import verify
+from compare.judge.checker import SOLVED, verify
 from puzzles.model import AllDifferent, Linear, NotEqualOffset
 
 STACKED = ("alldiff", "pairwise")     # formulations whose variables are the cells
@@ -82,7 +82,7 @@ def _stackable(claim: Claim) -> tuple | None:
     puzzle, result = claim.puzzle, claim.result
     if getattr(puzzle, "kind", None) != "sudoku" or claim.formulation not in STACKED:
         return None
-    if str(getattr(result.status, "value", result.status)) != "solved":
+    if str(getattr(result.status, "value", result.status)) != SOLVED:
         return None
     if result.mode == "count" or len(result.solutions) != 1:
         return None

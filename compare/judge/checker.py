@@ -26,6 +26,7 @@ from engines import ANSWERED, Status
 from puzzles.model import AllDifferent, Linear, NotEqualOffset, Table
 
 NO_ANSWER = tuple(str(s) for s in Status if s not in ANSWERED)
+SOLVED, UNSAT = Status.SOLVED.value, Status.UNSAT.value    # the statuses judged here
 
 
 def check(puzzle, answer: Sequence) -> str | None:
@@ -127,11 +128,11 @@ def verify(puzzle, model, result, formulation: str | None = None,
     if status in NO_ANSWER:
         return False, f"no answer: {status}"
     solutions = [tuple(s) for s in result.solutions]
-    if status == "unsatisfiable":
+    if status == UNSAT:
         if solutions or result.count:
             return False, "claims unsatisfiable but reports solutions"
         return True, "no solution claimed"
-    if status != "solved":
+    if status != SOLVED:
         return False, f"unknown status {status!r}"
     if not solutions:
         return False, "claims solved but lists no solution"

@@ -26,14 +26,17 @@ from dataclasses import dataclass
 
 from compare.judge.rulebook import rules_for
 from compare.judge.rules import BUILTIN  # noqa: F401  (registers the built-in judges)
-from engines import ANSWERED_WORDS
+from engines import ANSWERED_WORDS, FAILED_WORDS, Status
 
-FAILED = ("error", "crashed", "memout")
+# The judge's words: an answer checked and found right or wrong (a wrong answer shows
+# WRONG in place of its status), and the two kinds of finding.
+VERIFIED, WRONG = "verified", "wrong"
+WRONG_ANSWER, DISAGREEMENT = "wrong answer", "disagreement"
 
 
 @dataclass
 class Finding:
-    kind: str               # "wrong answer" or "disagreement"
+    kind: str               # WRONG_ANSWER or DISAGREEMENT
     puzzle_id: str
     mode: str
     engines: list[str]
@@ -58,7 +61,7 @@ class Failure:
 
 def failures(frame) -> list[Failure]:
     """Tasks that gave no answer because the engine or its worker failed."""
-    failed = frame[frame["status"].isin(FAILED)]
+    failed = frame[frame["status"].isin(FAILED_WORDS)]
     found = []
     for (engine, status), group in failed.groupby(["engine", "status"], sort=False):
         message = " ".join(str(group["message"].dropna().iloc[0]).split()) if (
@@ -81,7 +84,7 @@ def findings(frame, puzzles: dict[str, dict], env: dict[str, str] | None = None)
     found: list[Finding] = []
     wrong = frame[frame["verified"].eq(False).fillna(False)]
     for row in wrong.drop_duplicates(["puzzle_id", "formulation", "engine", "mode"]).itertuples():
-        found.append(Finding("wrong answer", row.puzzle_id, row.mode,
+        found.append(Finding(WRONG_ANSWER, row.puzzle_id, row.mode,
                              [_who(row.engine, row.formulation, frame)], row.reason,
                              reproduce(puzzles.get(row.puzzle_id), [row.engine], row.mode,
                                        row.limit, row.formulation, env)))
@@ -91,7 +94,7 @@ def findings(frame, puzzles: dict[str, dict], env: dict[str, str] | None = None)
         if detail:
             names = sorted(set(group["engine"]))
             forms = sorted(set(group["formulation"]))
-            found.append(Finding("disagreement", pid, mode,
+            found.append(Finding(DISAGREEMENT, pid, mode,
                                  sorted({_who(r.engine, r.formulation, frame)
                                          for r in group.itertuples()}),
                                  detail, reproduce(puzzles.get(pid), names, mode,
@@ -124,8 +127,8 @@ def _who(engine: str, formulation: str, frame) -> str:
 def _disagreement(group, mode: str) -> str | None:
     statuses = set(group["status"])
     if len(statuses) > 1:
-        sat = _names(group[group["status"] == "solved"])
-        unsat = _names(group[group["status"] == "unsatisfiable"])
+        sat = _names(group[group["status"] == Status.SOLVED.value])
+        unsat = _names(group[group["status"] == Status.UNSAT.value])
         return f"{unsat} say unsatisfiable, {sat} found a verified solution"
     if mode == "count":
         counts = group.dropna(subset=["count"]).groupby("count")

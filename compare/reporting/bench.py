@@ -15,6 +15,7 @@ import pandas as pd
 
 from compare.harness import environment
 from compare.reporting import summary
+from engines import Status
 
 COMMON = """\
 * time: ``total_s``, model build plus search, timed inside the worker;
@@ -98,7 +99,7 @@ def scaling_table(tasks: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     for key, group in tasks.groupby(by + ["engine"], sort=False):
         solved = group.loc[group["solved"], "total_s"]
         rows.append({**dict(zip(by + ["engine"], key)), "puzzles": len(group),
-                     "solved": len(solved), "timeouts": int((group["status"] == "timeout").sum()),
+                     "solved": len(solved), "timeouts": int((group["status"] == Status.TIMEOUT.value).sum()),
                      "mean": solved.mean(), "median": solved.median(), "max": solved.max()})
     return pd.DataFrame(rows)
 

@@ -16,12 +16,13 @@ from dataclasses import asdict, dataclass, field
 import pandas as pd
 
 from compare.harness.executor import KILLED_WARMING_UP
+from compare.harness.limits import FAIL_ON, INCOMPLETE
 from compare.reporting.summary import duration, per_task
-from engines import ANSWERED_WORDS
+from engines import ANSWERED_WORDS, FAILED_WORDS, Status
 
-FAILED_WORDS = ("error", "crashed", "memout")
 # Verdict words, worst first; the line opens with the worst that applies.
 WORDS = ("WRONG", "FAILED", "INCOMPLETE", "TIMEOUT", "OK")
+RUN_WRONG, RUN_FAILED, RUN_INCOMPLETE, RUN_TIMEOUT, RUN_OK = WORDS
 
 
 @dataclass
@@ -35,6 +36,7 @@ class Verdict:
     warmup_kills: int = 0                            # repeats killed warming up their shape
     warmup_s: float = 0.0                            # untimed warm-up the workers paid
     warmup_retries: int = 0                          # shape warm-ups killed, their task rerun
+    prepared: dict[str, float] = field(default_factory=dict)  # engine preparations: seconds
 
     @property
     def failed(self) -> int:
@@ -43,14 +45,14 @@ class Verdict:
     @property
     def word(self) -> str:
         if self.wrong:
-            return "WRONG"
+            return RUN_WRONG
         if self.failed:
-            return "FAILED"
+            return RUN_FAILED
         if self.missing:
-            return "INCOMPLETE"
-        if self.statuses.get("timeout"):
-            return "TIMEOUT"
-        return "OK"
+            return RUN_INCOMPLETE
+        if self.statuses.get(Status.TIMEOUT.value):
+            return RUN_TIMEOUT
+        return RUN_OK
 
     def line(self) -> str:
         """One line: the verdict word, every status counted, and what was checked."""
@@ -59,7 +61,7 @@ class Verdict:
         counts = []
         for status, n in sorted(self.statuses.items(), key=lambda kv: _rank(kv[0])):
             text = f"{n} {status}"
-            if status == "timeout" and self.warmup_kills:
+            if status == Status.TIMEOUT.value and self.warmup_kills:
                 text += (f" ({self.warmup_kills} repeat(s) killed while their shape was "
                          "warming up)")
             counts.append(text)
@@ -76,9 +78,13 @@ class Verdict:
                 "every answer was verified"
             parts.append(f"{given} and the engines agree")
         if self.warmup_s:
-            parts.append(f"warm-up {duration(self.warmup_s)} untimed" + (
-                f" ({self.warmup_retries} shape warm-up(s) killed at their limit, the task "
-                "run again with twice the limit)" if self.warmup_retries else ""))
+            notes = [f"{duration(s)} of it {what}, once before the workers"
+                     for what, s in self.prepared.items()]
+            if self.warmup_retries:
+                notes.append(f"{self.warmup_retries} shape warm-up(s) killed at their limit, "
+                             "the task run again with twice the limit")
+            parts.append(f"warm-up {duration(self.warmup_s)} untimed"
+                         + (f" ({'; '.join(notes)})" if notes else ""))
         return f"{self.word}: " + "; ".join(parts)
 
     @property
@@ -87,9 +93,8 @@ class Verdict:
 
     def fail_counts(self) -> dict[str, int]:
         """What ``--fail-on`` can name, counted: tasks per status, missing results."""
-        return {"timeout": self.statuses.get("timeout", 0),
-                "unsupported": self.statuses.get("unsupported", 0),
-                "incomplete": self.missing}
+        return {word: self.missing if word == INCOMPLETE else self.statuses.get(word, 0)
+                for word in FAIL_ON}
 
     def fails_on(self, wanted) -> list[str]:
         """The ``--fail-on`` words that apply to this run."""
@@ -101,7 +106,7 @@ class Verdict:
 
 
 def _rank(status: str) -> tuple[int, str]:
-    order = (*ANSWERED_WORDS, "timeout", *FAILED_WORDS, "unsupported")
+    order = (*ANSWERED_WORDS, Status.TIMEOUT.value, *FAILED_WORDS, Status.UNSUPPORTED.value)
     return (order.index(status) if status in order else len(order), status)
 
 
@@ -121,16 +126,31 @@ def verdict_of(frame: pd.DataFrame, *, wrong: int = 0, planned: dict | None = No
                    not_compared=max(0, len(tasks) - compared) if compared is not None else 0,
                    warmup_kills=int(killed.sum()), warmup_s=warmup_seconds(runs or []),
                    warmup_retries=sum(len((r.get("warmup") or {}).get("killed", []))
-                                      for r in runs or []))
+                                      for r in runs or []),
+                   prepared=prepared_seconds(runs or []))
 
 
 def warmup_seconds(runs: list[dict]) -> float:
-    """The untimed warm-up the workers paid over every session: start-up, shapes and
-    the shape warm-ups killed at their limit."""
+    """The untimed warm-up paid over every session: the workers' start-up and shapes,
+    the shape warm-ups killed at their limit, and the engines' preparations."""
     total = 0.0
     for run in runs:
         warmup = run.get("warmup") or {}
         total += sum(e.get("total_s", 0.0) for part in ("start-up", "shapes")
                      for e in warmup.get(part, []))
-        total += sum(e.get("seconds", 0.0) for e in warmup.get("killed", []))
+        total += sum(e.get("seconds", 0.0) for part in ("killed", "prepared")
+                     for e in warmup.get(part, []))
     return total
+
+
+def prepared_seconds(runs: list[dict]) -> dict[str, float]:
+    """Seconds spent on each engine preparation (``Engine.prepare``: a first compile,
+    say) over every session, by what it was and how it ended."""
+    found: dict[str, float] = {}
+    for run in runs:
+        for entry in (run.get("warmup") or {}).get("prepared", []):
+            what = entry.get("preparation", "preparing an engine")
+            if entry.get("outcome", "done") != "done":
+                what += f" ({entry['outcome']})"
+            found[what] = found.get(what, 0.0) + entry.get("seconds", 0.0)
+    return found

@@ -41,6 +41,7 @@ from compare.harness.folder import RunFolder
 from compare.harness.store import atomic_write
 from compare.reporting import page, paired, plots, summary
 from compare.reporting.runs import TASK, compatibility, run_identity
+from engines import Status
 
 ALL = "all"                 # the source of the rows over every source
 SIGN_LEVEL = 0.05           # the sign test's level for tasks that timed out in one run only
@@ -283,7 +284,8 @@ def _relative(tasks: pd.DataFrame, base: pd.DataFrame, shift_s: float) -> pd.Dat
     return both.assign(
         total_s=(both["total_s"] + shift_s) / (both["total_s_base"] + shift_s),
         solved=both["solved"] & both["solved_base"],
-        status=both["status"].where(both["status_base"] != "timeout", "timeout"))
+        status=both["status"].where(both["status_base"] != Status.TIMEOUT.value,
+                                    Status.TIMEOUT.value))
 
 
 def _picker(engine: str, source: str):
@@ -301,7 +303,8 @@ def censored_step(both: pd.DataFrame, shift_s: float) -> dict:
     """The paired test of ``report --compare`` on the tasks both runs solved, and a
     sign test on those that timed out in one run only (B is the later run)."""
     solved = both[both["solved_a"] & both["solved_b"]]
-    out_a, out_b = both["status_a"].eq("timeout"), both["status_b"].eq("timeout")
+    timeout = Status.TIMEOUT.value
+    out_a, out_b = both["status_a"].eq(timeout), both["status_b"].eq(timeout)
     newly_out = int((both["solved_a"] & out_b).sum())
     newly_in = int((out_a & both["solved_b"]).sum())
     figures = paired.compare(solved["total_s_b"].to_numpy(), solved["total_s_a"].to_numpy(),

@@ -28,17 +28,19 @@ from pathlib import Path
 import pandas as pd
 
 from compare.harness.store import atomic_write
-from compare.judge.verdict import FAILED, reproduce
+from compare.judge.verdict import DISAGREEMENT, WRONG, WRONG_ANSWER, reproduce
 from compare.reporting import figures, summary
+from engines import FAILED_WORDS, Status
 
 TASK_ROWS = 1000
 FAILURES_SHOWN = 20           # per engine and status
 PROBLEMS_SHOWN = 200
 OPEN = 5                      # failures shown open; the rest fold under one line
-STATUS_ORDER = ("wrong", "error", "crashed", "memout", "timeout", "unsupported",
-                "unsatisfiable", "solved")
-TITLES = {"wrong answer": "Wrong answer", "disagreement": "Disagreement",
-          "error": "Error", "crashed": "Crash", "memout": "Out of memory"}
+STATUS_ORDER = (WRONG, *FAILED_WORDS, Status.TIMEOUT.value, Status.UNSUPPORTED.value,
+                Status.UNSAT.value, Status.SOLVED.value)
+TITLES = {WRONG_ANSWER: "Wrong answer", DISAGREEMENT: "Disagreement",
+          Status.ERROR.value: "Error", Status.CRASHED.value: "Crash",
+          Status.MEMOUT.value: "Out of memory"}
 
 
 @dataclass
@@ -123,11 +125,11 @@ def write(path: Path, page: PageInputs) -> None:
 
 # ----- failures first -----------------------------------------------------------------
 def _failures(page: PageInputs) -> list[str]:
-    failed = page.frame[page.frame["status"].isin(FAILED)]
+    failed = page.frame[page.frame["status"].isin(FAILED_WORDS)]
     if not page.problems and failed.empty:
         return []
     boxes, notes = [], []
-    order = {"wrong answer": 0, "disagreement": 1}
+    order = {WRONG_ANSWER: 0, DISAGREEMENT: 1}
     problems = sorted(page.problems, key=lambda f: order.get(f.kind, 2))
     for found in problems[:PROBLEMS_SHOWN]:
         boxes.append(_failure_box(TITLES.get(found.kind, found.kind), found.puzzle_id,
@@ -136,7 +138,7 @@ def _failures(page: PageInputs) -> list[str]:
     if len(problems) > PROBLEMS_SHOWN:
         notes.append(f"{len(problems) - PROBLEMS_SHOWN} more wrong answers or disagreements: "
                      "summary.md lists every one.")
-    for status in FAILED:
+    for status in FAILED_WORDS:
         rows = failed[failed["status"] == status]
         for engine, group in rows.groupby("engine", sort=False):
             first = group.drop_duplicates(["puzzle_id", "formulation", "mode"])
@@ -212,7 +214,7 @@ def table_html(table: pd.DataFrame, table_id: str, shown: pd.DataFrame | None = 
     for i, row in enumerate(shown.itertuples(index=False)):
         attrs = "".join(f' data-{k}="{esc(v)}"' for k, v in (rows_data[i] if rows_data
                                                               else {}).items())
-        if rows_data and "wrong" in rows_data[i].get("status", "").split("|"):
+        if rows_data and WRONG in rows_data[i].get("status", "").split("|"):
             attrs += ' class="wrong"'
         cells = []
         for j, value in enumerate(row):
@@ -230,8 +232,9 @@ def table_html(table: pd.DataFrame, table_id: str, shown: pd.DataFrame | None = 
             + (f'<p class="note">{caption} {count}</p>' if caption else f"<p>{count}</p>"))
 
 
-STATUS_COUNTS = {"solved": "solved", "timeouts": "timeout", "crashed": "crashed",
-                 "errors": "error", "memout": "memout", "wrong": "wrong", "n/a": "unsupported"}
+# A row's columns that count tasks, and the status each counts (the filter's words).
+STATUS_COUNTS = {"solved": Status.SOLVED.value, **summary.STATUS_COLUMNS, "wrong": WRONG,
+                 "n/a": Status.UNSUPPORTED.value}
 
 
 def _row_data(table: pd.DataFrame) -> list[dict]:
@@ -281,7 +284,7 @@ def _group_tables(page: PageInputs) -> list[str]:
 
 
 def _task_status(tasks: pd.DataFrame) -> pd.Series:
-    return tasks["status"].where(~tasks["wrong"], "wrong")
+    return tasks["status"].where(~tasks["wrong"], WRONG)
 
 
 def _task_table(page: PageInputs) -> list[str]:

@@ -25,7 +25,7 @@ from compare.harness.runner import not_repeated
 from compare.harness.store import COLUMNS, atomic_write
 from compare.judge.verdict import failures, findings, model_only
 from compare.reporting import page, paired, plots, summary
-from compare.reporting.headline import Verdict, verdict_of
+from compare.reporting.headline import RUN_OK, RUN_WRONG, Verdict, verdict_of
 
 WIDTH = 100            # terminal output stays within this many columns
 CONSOLE_COUNTS = 20     # count mode: per-puzzle lines on the terminal up to this many puzzles
@@ -122,7 +122,7 @@ def _plots(tasks, base, folder: Path, engines: list[str], shift_s: float) -> lis
 def _page(data: RunFolder, report: Report, tables, tasks, base, order, pictures,
           shift_s: float, shift: str) -> page.PageInputs:
     """The first line of the page tells the whole truth: the report's verdict line."""
-    tone = {"WRONG": "bad", "OK": "ok"}.get(report.verdict.word, "warn")
+    tone = {RUN_WRONG: "bad", RUN_OK: "ok"}.get(report.verdict.word, "warn")
     settings = {**(data.config.get("settings") or {}),
                 "baseline": base, "workers": data.config.get("workers"),
                 "engines run": data.config.get("engines_run"),
@@ -321,7 +321,9 @@ def _markdown(data: RunFolder, report: Report, tables, shown: str, pictures, shi
     warmup = warmup_table(data.runs)
     if len(warmup):
         parts += ["## Warm-up (untimed)", "", "Paid once per worker before its first timed "
-                  "task: an engine's start-up, then each new shape (engine x model structure). "
+                  "task: an engine's start-up, then each new shape (engine x model structure); "
+                  "an engine's preparation (0 workers: a first compile, say) ran once, in a "
+                  "process of its own, before that engine's workers started. "
                   "No task's time includes it.", "", summary.to_markdown(warmup, raw=True), ""]
     if tables:
         parts += [f"## Per engine (baseline: {shown})", "",
@@ -377,6 +379,13 @@ def warmup_table(runs: list[dict]) -> pd.DataFrame:
                              "workers": entry["workers"],
                              "max per worker": summary.duration(entry["max_s"]),
                              "total": summary.duration(entry["total_s"])})
+        for entry in warmup.get("prepared", []):     # once per run, before the workers
+            outcome = entry.get("outcome", "done")
+            rows.append({"engine": ", ".join(entry["engines"]),
+                         "what": entry["preparation"] + ("" if outcome == "done"
+                                                         else f" ({outcome})"),
+                         "workers": 0, "max per worker": "-",
+                         "total": summary.duration(entry["seconds"])})
     return pd.DataFrame(rows, columns=["engine", "what", "workers", "max per worker", "total"])
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 import pandas as pd
 
 from compare.harness.folder import RunFolder
+from compare.judge.verdict import VERIFIED
 from compare.reporting import paired, summary
 from engines import ANSWERED_WORDS
 
@@ -205,7 +206,7 @@ def _changed(tasks_a, tasks_b, other: set) -> pd.DataFrame:
     """Tasks whose status (the most common over repeats) or verdict differs."""
     def verdicts(tasks):
         answered = tasks["status"].isin(ANSWERED_WORDS)
-        said = pd.Series("no answer", index=tasks.index).mask(answered, "verified")
+        said = pd.Series("no answer", index=tasks.index).mask(answered, VERIFIED)
         return tasks[TASK + ["status"]].assign(verdict=said.mask(tasks["wrong"], "WRONG"))
     both = verdicts(tasks_a).merge(verdicts(tasks_b), on=TASK, suffixes=("_a", "_b"))
     both = both[~both["puzzle_id"].isin(other)]

@@ -54,6 +54,9 @@ DEFINITIONS = """\
 """
 
 VIRTUAL_BEST = "virtual best"
+# The per-engine table's columns that count the tasks ending in a status without an answer.
+STATUS_COLUMNS = {"timeouts": engines.Status.TIMEOUT.value, "crashed": engines.Status.CRASHED.value,
+                  "errors": engines.Status.ERROR.value, "memout": engines.Status.MEMOUT.value}
 LABEL_WIDTH = 28     # longer engine labels are cut in the console table
 
 
@@ -184,10 +187,7 @@ def _stats(group: pd.DataFrame) -> dict:
     rated = group[group["attempted"]]
     row = {
         "tasks": len(group), "solved": int(group["solved"].sum()),
-        "timeouts": int((status == "timeout").sum()),
-        "crashed": int((status == "crashed").sum()),
-        "errors": int((status == "error").sum()),
-        "memout": int((status == "memout").sum()),
+        **{column: int((status == word).sum()) for column, word in STATUS_COLUMNS.items()},
         "wrong": int(group["wrong"].sum()),
         "n/a": int((~group["attempted"]).sum()),
         "mean_s": solved.mean(), "median_s": solved.median(),

@@ -9,6 +9,7 @@ general search under either kernel setting.
 """
 from __future__ import annotations
 
+from ..base import Status
 from . import numba_kernel
 from .kernel.packer import pack
 from .report import Goal, Report
@@ -32,7 +33,7 @@ class _CompiledSearch:
         found = numba_kernel.solve(self.kshape, givens, self.variant, goal.mode, goal.limit,
                                    goal.keep, deadline)
         report = Report(count=found.count, nodes=found.nodes, backtracks=found.backtracks,
-                        timed_out=str(found.status) == "timeout", message=found.message)
+                        timed_out=str(found.status) == Status.TIMEOUT.value, message=found.message)
         return report, list(found.solutions)
 
 

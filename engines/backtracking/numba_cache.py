@@ -13,13 +13,16 @@ which compiles and writes a fresh cache.
 Worker processes meet the damage together; an exclusive lock on a file in
 the cache folder makes the first one rebuild while the others wait, and they
 then load the rebuilt cache. So a run says it once, on stderr, and compiles
-once. Where the folder cannot be written numba keeps its cache elsewhere, or
-compiles in memory (``NUMBA_CACHE_DIR`` chooses the place).
+once. The same lock (``exclusive``) lets processes that fill an empty cache
+at the same time (``prepare``) compile once: the first compiles, the others
+load what it wrote. Where the folder cannot be written numba keeps its cache
+elsewhere, or compiles in memory (``NUMBA_CACHE_DIR`` chooses the place).
 """
 from __future__ import annotations
 
 import os
 import sys
+import threading
 import traceback
 from contextlib import contextmanager
 from pathlib import Path
@@ -43,7 +46,7 @@ def healing(call, *args):
             raise
         damage = exc
     folders = cache_folders()
-    with _rebuild_lock(folders):
+    with exclusive(folders):
         try:                   # another process may have rebuilt it while this one waited
             return call(*args)
         except Exception as exc:
@@ -121,13 +124,39 @@ def warn(damage: BaseException, removed: int, folders) -> None:
           f"{removed} cache files discarded, compiling afresh", file=sys.stderr, flush=True)
 
 
+def on_disk(dispatchers) -> bool:
+    """Whether numba's disk cache holds an entry for each of ``dispatchers``, fresh for
+    its source file, in this numba version: a cheap look at each index file, no
+    compiling and no loading. Where numba's cache cannot be read so (another numba
+    version, no disk cache), False: the caller then compiles, which is always safe.
+    """
+    for dispatcher in dispatchers:
+        try:                   # numba's own reader: it checks the version and the stamp
+            if not dispatcher._cache._cache_file._load_index():
+                return False
+        except Exception:
+            return False
+    return True
+
+
+_held = threading.local()     # the lock is this thread's already (``healing`` in ``prepare``)
+
+
 @contextmanager
-def _rebuild_lock(folders):
-    """An exclusive lock on a file in the (first) cache folder, where one can be made."""
+def exclusive(folders=None):
+    """An exclusive lock on a file in the (first) cache folder, where one can be made.
+
+    Held by one process at a time across the machine; taken again inside
+    itself (a damaged entry met while preparing) it is already held.
+    """
+    if getattr(_held, "on", False):
+        yield
+        return
     handle = None
     if fcntl is not None:
-        for folder in folders:
+        for folder in (cache_folders() if folders is None else folders):
             try:
+                os.makedirs(folder, exist_ok=True)
                 handle = open(os.path.join(folder, LOCK_NAME), "a")
                 fcntl.flock(handle, fcntl.LOCK_EX)
                 break
@@ -135,8 +164,10 @@ def _rebuild_lock(folders):
                 if handle is not None:
                     handle.close()
                 handle = None
+    _held.on = True
     try:
         yield
     finally:
+        _held.on = False
         if handle is not None:
             handle.close()         # closing releases the lock

@@ -15,11 +15,16 @@ API::
     unsupported_reason(structure) -> str | None
     compile_structure(structure) -> KernelShape      # cache per structure.key
     solve(kshape, givens, variant, mode, limit, keep, deadline) -> KernelResult
-    warm_up() -> float                  # compiles / loads every kernel, seconds
+    warm_up(variants) -> float          # compiles / loads the variants' searches, seconds
+    compiled(variants) -> bool          # their compiled code is in the disk cache already
+    prepare(variants) -> float          # warm_up, one process at a time on this machine
 
 Compiled code is cached on disk (``cache=True``, in ``kernel/__pycache__``);
-call ``warm_up()`` once per worker before any timed solve. A damaged cache
-is discarded and rebuilt, with one warning (``numba_cache``). numba checks a
+a worker warms up before any timed solve, so none compiles. On an empty cache
+``prepare`` fills it once, for every process after it (the engine's
+``prepare`` hook: the harness calls it once per run, before the workers
+start). A damaged cache is discarded and rebuilt, with one warning
+(``numba_cache``). numba checks a
 cached function against its own file only: after editing one kernel module,
 remove ``kernel/__pycache__`` so that the searches calling into it recompile.
 """
@@ -35,6 +40,7 @@ import numpy as np
 from engines.base import Status
 from puzzles.model import AllDifferent, Structure
 
+from . import numba_cache
 from .kernel import fast, lean, seed
 from .kernel.common import (
     BADVAR,
@@ -54,7 +60,7 @@ from .shape import shape_for
 
 __all__ = ["VARIANTS", "MODES", "MAX_VALUES", "KernelShape", "KernelResult", "available",
            "unavailable_reason", "unsupported_reason", "compile_structure", "solve", "warm_up",
-           "numba"]
+           "compiled", "prepare", "numba"]
 
 VARIANTS = ("seed", "fast")
 MODES = {"first": 0, "lexfirst": 1, "count": 2}
@@ -184,10 +190,10 @@ def _huge_given(kshape: KernelShape, givens) -> KernelResult:
                         f"given {value} is outside the domain of variable {var}")
 
 
-def warm_up() -> float:
-    """Compile every kernel signature (or load it from the disk cache); seconds spent.
+def warm_up(variants=VARIANTS) -> float:
+    """Compile the searches of ``variants`` (or load them from the disk cache); seconds.
 
-    Workers call this during warm-up, never inside a timed task.
+    Workers warm up before any timed solve, so no timed task compiles.
     """
     if not available():
         return 0.0
@@ -196,10 +202,34 @@ def warm_up() -> float:
                        (AllDifferent((0, 1)), AllDifferent((2, 3)),
                         AllDifferent((0, 2)), AllDifferent((1, 3))))
     kshape = compile_structure(square)
-    for variant in VARIANTS:
+    for variant in variants:
         for mode in MODES:
             solve(kshape, ((0, 1),), variant, mode, limit=2, keep=2)
-    kshape.probe = True
-    solve(kshape, (), "fast", "count", limit=2, keep=2)
+    if "fast" in variants:           # the probing search of shapes with 16+ values
+        kshape.probe = True
+        solve(kshape, (), "fast", "count", limit=2, keep=2)
     return time.perf_counter() - start
 
+
+def _entry_points(variants) -> list:
+    """The compiled functions Python calls for ``variants``; each carries the code
+    it calls into in its own cache entry."""
+    if not available():
+        return []
+    found = {"seed": [seed.search], "fast": [lean.search, fast.search]}
+    return [d for variant in variants for d in found[variant]]
+
+
+def compiled(variants=VARIANTS) -> bool:
+    """Whether the disk cache holds the searches of ``variants`` for this source and
+    numba: a look at index files (milliseconds), nothing compiled or loaded."""
+    return available() and numba_cache.on_disk(_entry_points(variants))
+
+
+def prepare(variants=VARIANTS) -> float:
+    """``warm_up``, holding the cache folder's lock: processes that find the cache
+    empty together compile once (the first; the others then load); seconds."""
+    if not available():
+        return 0.0
+    with numba_cache.exclusive():
+        return warm_up(variants)
