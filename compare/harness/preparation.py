@@ -2,7 +2,7 @@
 
 Some engines do work on first use that every process running them would
 repeat, and that leaves something the next process can use: numba compiles
-the backtracker's kernel (about 30 s of one core) into its disk cache. On an
+the backtracker's kernel (about 20 s of CPU) into its disk cache. On an
 empty cache every worker of that engine compiled it at the same time, on the
 cores the other engines' timed tasks needed, and a first run took minutes
 longer than the next. An engine names such work (``Engine.preparation``,

@@ -52,8 +52,8 @@ class BacktrackingEngine(Engine):
 
     def preparation(self) -> str | None:
         """Compiling the kernel's searches of this variant, while numba's disk cache
-        lacks them: about 30 s of one core on an empty cache, paid once for every
-        worker instead of by each."""
+        lacks them: about 20 s of CPU on an empty cache, paid once for every worker
+        instead of by each."""
         if self.options["kernel"] != "numba" or not numba_kernel.available():
             return None
         variant = (self.options["variant"],)
