@@ -2,11 +2,11 @@
 
 Some engines do work on first use that every process running them would
 repeat, and that leaves something the next process can use: numba compiles
-the backtracker's kernel (about 20 s of CPU) into its disk cache. On an
-empty cache every worker of that engine compiled it at the same time, on the
-cores the other engines' timed tasks needed, and a first run took minutes
-longer than the next. An engine names such work (``Engine.preparation``,
-asked here in the parent, cheaply); ``Preparations`` then runs
+the backtracker's kernel (about 20 s of CPU) into its disk cache. Left to
+the workers, on an empty cache every worker of that engine would compile it
+at once, on the cores the other engines' timed tasks need, and a first run
+would take minutes longer than the next. An engine names such work
+(``Engine.preparation``, asked here in the parent, cheaply); ``Preparations`` then runs
 ``Engine.prepare`` once per name, in a process started as a worker is (it
 dies with the harness and is out of the terminal's reach), holding a core as
 a worker would, and the executor starts that engine's workers only once it
