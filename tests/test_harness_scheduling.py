@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from compare.harness.executor import LocalExecutor
+from compare.harness.executor import LocalExecutor, _Pending
 from compare.harness.tasks import Task
 from puzzles.formats import format_grid
 from puzzles.loader import load_puzzles
@@ -103,3 +103,21 @@ def test_each_worker_serves_one_engine_and_no_more_run_at_once_than_asked(forty)
         assert sum(busy for _, busy in owners) <= 1
         for queue, (engine, _) in zip(snapshot, owners):
             assert all(t.engine == engine for t in queue)
+
+
+
+def test_a_task_stalled_after_its_worker_last_reported_still_loses_its_queue(forty):
+    """The other worker is idle and nothing waits in the parent when the stall
+    starts, and no message comes while it lasts: the executor still wakes up
+    to take back the tasks queued behind it, rather than sleeping until the
+    stalled task's deadline."""
+    stall = "fake-stall:nap=4"
+    tasks = [Task(i, pid, "alldiff", stall, "first", 2, 30.0, 0)
+             for i, pid in enumerate(forty)]
+    with Watched(2, [stall], plugins=FAKES) as ex:
+        ex.start()
+        for w in ex.pool:              # both workers ready before the first hand-out
+            while not w.ready:
+                list(ex._collect(_Pending([])))
+        done = [t.puzzle_id for t, _ in ex.run(tasks, forty)]
+    assert done[-1] == "forty:30"

@@ -30,7 +30,9 @@ Why this shape:
   task is oldest (tasks come interleaved by puzzle, so engines go through the
   puzzles side by side and slow drift of the machine falls on all alike), and
   a worker gets work only when its queue is empty, so work waits in the
-  parent, where any idle worker of its engine can take it. Short tasks
+  parent, where any idle worker of its engine can take it; a worker whose
+  chunk ends gets the next before the parent checks and stores the results
+  that came in, so it does not wait for them. Short tasks
   travel in chunks of about ``CHUNK_S`` of work, sized from the measured time
   of earlier tasks of the same engine and file, to spare the round trip per
   task; a task not known to be short travels alone, so two long tasks never
@@ -322,9 +324,17 @@ class LocalExecutor(Executor):
                 self._dispatch(pending, puzzles, answered)
                 yield from answered
                 answered.clear()
-                yield from self._collect(pending)
-                if pauses:
-                    yield None           # what came in is settled before the next hand-out
+                if not pauses:
+                    yield from self._collect(pending)
+                    continue
+                # A worker whose chunk just ended gets its next one before the
+                # results are settled (checked and stored by the caller): for
+                # microsecond tasks settling takes about as long as the chunk did.
+                finished = list(self._collect(pending))
+                if finished:
+                    self._dispatch(pending, puzzles, answered)
+                yield from finished
+                yield None
         finally:
             if not self.keep_workers:
                 self.close()
@@ -431,6 +441,17 @@ class LocalExecutor(Executor):
             pending.put_back([w.inflight.pop() for _ in range(taken)][::-1])
             idle -= 1 if taken else 0
 
+    def _time_to_take_back(self, pending: _Pending) -> float | None:
+        """When ``_take_back`` should look again: a core is free, nothing waits, and a
+        worker holds queued tasks (without a wake-up the loop would sleep until the
+        running task's deadline, and the queued tasks would wait for it)."""
+        if pending or self.workers - sum(w.busy for w in self.pool) <= 0:
+            return None
+        holders = [w.since for w in self.pool if w.ready and len(w.inflight) >= 2]
+        if not holders:
+            return None
+        return max(0.001, min(holders) + TAKE_BACK_AFTER_S - time.perf_counter())
+
     def _guess(self, task: Task) -> float | None:
         found = self.guesses.get((task.engine, _file_of(task)))
         return found if found is not None else self.guesses.get(task.engine)
@@ -444,8 +465,9 @@ class LocalExecutor(Executor):
         busy = [w for w in self.pool if w.busy]
         waitables = [w.proc.sentinel for w in busy] + [w.conn for w in busy]
         waitables += self.preparing.waitables()
-        timeout = min((t for t in (self._time_to_deadline(busy), self.preparing.time_left())
-                       if t is not None), default=None)
+        timeout = min((t for t in (self._time_to_deadline(busy), self.preparing.time_left(),
+                                   self._time_to_take_back(pending)) if t is not None),
+                      default=None)
         if self.memory_limit and busy:
             timeout = MEMORY_POLL_S if timeout is None else min(MEMORY_POLL_S, timeout)
         wait(waitables, timeout=timeout if waitables else 0)
