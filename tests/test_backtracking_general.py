@@ -424,3 +424,23 @@ def test_latin_formulations_count_like_the_alldiff_path(n, holes, seed, extra, v
             if alldiff.count:
                 first = solve(variant, puzzle.to_model("alldiff"), "lexfirst").solution
                 assert puzzle.decode(lex.solution, formulation) == first
+
+
+def test_a_shape_too_big_for_the_fast_layout_is_searched_by_the_general_search(monkeypatch,
+                                                                                 fresh_cache):
+    """The fast layout's masks grow with the square of the model (a 6,561-cell Sudoku
+    of side 81 would need about 5 GB): over the budget the engine searches with the
+    general search instead, to the same answers."""
+    from engines.backtracking.layout import layout_bytes
+    from puzzles.loader import load_puzzles
+    puzzle = load_puzzles(str(Path(__file__).resolve().parents[1] / "puzzles/data/gen-9x9-easy.txt"))[0].puzzle
+    model = puzzle.to_model("alldiff")
+    engine = get_engine("backtracking")
+    usual = engine.solve(model, "all", 2, 10.0)
+    assert isinstance(engine.translate(model).search, fast.FastSearch)
+    needed = layout_bytes(shapes.shape_for(model.structure))
+    monkeypatch.setattr(fast, "LAYOUT_MAX_BYTES", needed - 1)
+    shapes._SHAPES.clear()
+    translated = engine.translate(model)
+    assert isinstance(translated.search, general.FastSearch)
+    assert engine.solve(model, "all", 2, 10.0).solutions == usual.solutions

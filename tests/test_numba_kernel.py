@@ -241,6 +241,30 @@ def test_16x16_without_probing_like_python():
         assert count.count == 1 and check_model(model, count.solutions[0]) is None
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2 ** 32), st.sampled_from([0.25, 0.35, 0.5]))
+def test_the_lean_search_answers_as_the_fast_search_it_copies(seed, keep):
+    """``lean`` is a deliberate copy of ``fast`` (root, locked candidates, choice,
+    search loop) on a smaller row: on the same 9x9 puzzles, with or without
+    probing, the two give the same counts, the same lexicographically first
+    solution and the same refusals of hopeless givens."""
+    model = random_puzzle(9, random.Random(seed), keep).to_model()
+    kshape = nk.compile_structure(model.structure)
+    clash = model.givens + ((model.givens[0][0], model.givens[0][1] % 9 + 1),)
+    outside = model.givens + ((80, 10),)
+    answers = {}
+    for probe in (False, True):
+        kshape.probe = probe
+        answers[probe] = [nk.solve(kshape, givens, "fast", mode, 3, 3)
+                          for givens in (model.givens, clash, outside)
+                          for mode in ("lexfirst", "count")]
+    for plain, probed in zip(answers[False], answers[True]):
+        assert (plain.status, plain.count, plain.message) == \
+            (probed.status, probed.count, probed.message)
+    for plain, probed in zip(answers[False][::2], answers[True][::2]):      # lexfirst
+        assert plain.solutions == probed.solutions
+
+
 def _lean_row(kshape, cand):
     """A lean search row holding ``cand``, every unit without a placed value."""
     rows, work = kshape.workspace(1)

@@ -76,7 +76,7 @@ class BacktrackingEngine(Engine):
                 raise ModelError(f"given for unknown variable {var}")
         variant = self.options["variant"]
         alldifferent_search, general_search = SEARCHES[variant]
-        if not shape.alldifferent_only:
+        if not shape.alldifferent_only or not alldifferent_search.fits(shape):
             search = shape.derived(general_search)
         elif (self.options["kernel"] == "numba"
               and not (compiled := shape.derived(COMPILED[variant])).unsupported):

@@ -28,7 +28,7 @@ while singles prune the subtrees the ``seed`` order wanders into.
 from __future__ import annotations
 
 from ..base import timed_out
-from .layout import Layout
+from .layout import LAYOUT_MAX_BYTES, Layout, layout_bytes
 from .report import Goal, Report
 
 CHECK_EVERY = 256      # nodes between deadline checks (a power of two)
@@ -42,6 +42,12 @@ class FastSearch:
         self.shape = shape
         self.unsat = shape.unsat_reason
         self.layout = None if self.unsat else Layout(shape)
+
+    @staticmethod
+    def fits(shape) -> bool:
+        """Whether the layout of ``shape`` fits in ``LAYOUT_MAX_BYTES``; a shape that
+        does not is searched by the general search, in a fraction of the memory."""
+        return layout_bytes(shape) <= LAYOUT_MAX_BYTES
 
     def start(self, givens) -> "tuple[int, int] | str":
         """The state ``(X, placed)`` after placing the givens, or why they conflict."""

@@ -46,6 +46,18 @@ PROBE_FROM_VALUES = 16         # shapes with this many values probe at every nod
 PROBE_WIDTH = 2                # probe the candidates of fields this small
 
 
+LAYOUT_MAX_BYTES = 256 << 20  # a shape whose per-variable masks need more: general search
+
+
+def layout_bytes(shape) -> int:
+    """About what ``Layout``'s per-variable masks take: four masks of ``nbits`` bits
+    for each variable. It grows with the square of the model's size: a 6,561-cell
+    Sudoku of side 81 needs about 5 GB, a 25x25 one 20 MB."""
+    n, nv = shape.nvars, len(shape.values)
+    nbits = n * (nv + 1) + nv * len(shape.units) * (nv + 1)
+    return 4 * n * (nbits // 8 + 1)
+
+
 def bits_mask(positions, nbits: int) -> int:
     """An int with the given bits set, built in one pass (fast for big masks)."""
     buf = bytearray(nbits // 8 + 1)

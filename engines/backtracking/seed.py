@@ -30,6 +30,10 @@ class SeedSearch:
         self.shape = shape
         self.unsat = shape.unsat_reason
 
+    @staticmethod
+    def fits(shape) -> bool:
+        return True      # it keeps the shape's groups only
+
     def start(self, givens) -> "list[int] | str":
         """Value bits per variable after the givens, or why the givens conflict."""
         shape = self.shape

@@ -127,6 +127,20 @@ def value_index(vals, dom, var, value):
 
 
 @njit(cache=True, _nrt=False)
+def given_bit(vals, dom, givens, g, info):
+    """The given at ``g`` as (variable, value bit), kept in ``info`` for the message;
+    bit 0 when the value is outside the variable's domain (``info[0]`` OUTSIDE).
+    Read once per given before the search: the searches share it."""
+    var, value = givens[g], givens[g + 1]
+    info[1], info[2] = var, value
+    k = value_index(vals, dom, var, value)
+    if k < 0:
+        info[0] = OUTSIDE
+        return var, np.int64(0)
+    return var, np.int64(1) << k
+
+
+@njit(cache=True, _nrt=False)
 def bad_var(givens, n, info):
     """Store the first given naming an unknown variable in info; True if any."""
     for g in range(0, givens.size, 2):

@@ -10,7 +10,9 @@ row and its propagation are ``propagate``'s.
 
 The deadline is read through an objmode block every 1024 nodes (every node
 when probing, whose nodes are dear); that costs about a microsecond per check.
-Shapes that do not probe take the lean search (``lean``) instead.
+Shapes that do not probe take the lean search (``lean``) instead: its root,
+locked candidates, choice and loop are deliberate copies of these on a smaller
+row, so a change here goes there too (the tests hold the two to the same answers).
 """
 from __future__ import annotations
 
@@ -30,7 +32,6 @@ from .common import (
     N_UNITS,
     N_VALUES,
     N_VARS,
-    OUTSIDE,
     PLC0,
     SINGLE0,
     SOLVED,
@@ -47,11 +48,11 @@ from .common import (
     bad_var,
     copy_into,
     ctz,
+    given_bit,
     njit,
     now,
     popcount,
     table,
-    value_index,
 )
 from .probe import (
     probe_fields,
@@ -85,13 +86,9 @@ def root(blob, givens, row, q, info):
         ht += 1
     st = (nt, ht, nopen, kc, kp, at)
     for g in range(0, givens.size, 2):
-        var, value = givens[g], givens[g + 1]
-        info[1], info[2] = var, value
-        k = value_index(vals, dom, var, value)
-        if k < 0:
-            info[0] = OUTSIDE
+        var, bit = given_bit(vals, dom, givens, g, info)
+        if not bit:
             return UNSAT
-        bit = np.int64(1) << k
         c = cand[var]
         ok = c & bit != 0
         if ok and c != bit:

@@ -22,7 +22,6 @@ from .common import (
     DOM,
     HEAD,
     N_VARS,
-    OUTSIDE,
     PEER_IDX,
     PEER_PTR,
     SINGLE0,
@@ -40,11 +39,11 @@ from .common import (
     bad_var,
     copy_into,
     ctz,
+    given_bit,
     njit,
     now,
     popcount,
     table,
-    value_index,
 )
 
 
@@ -134,7 +133,8 @@ def singles(row, nopen, q, nt, tabs):
             return nopen
 
 
-# A deliberate copy of ``fast.locked`` on the lean row (see the module docstring).
+# Deliberate copy of ``fast.locked`` on the lean row: a shared version would pay a call
+# and a layout test per node (the tests hold lean and fast to the same answers).
 @njit(cache=True, _nrt=False)
 def locked(row, nopen, q, cross_ptr, cross_idx, tabs):
     """Locked candidates (see ``_locked``) with singles, to a fixpoint, on a
@@ -177,7 +177,8 @@ def locked(row, nopen, q, cross_ptr, cross_idx, tabs):
     return nopen
 
 
-# A deliberate copy of ``fast.choose`` on the lean row (see the module docstring).
+# Deliberate copy of ``fast.choose`` on the lean row: it reads the scan masks ``singles``
+# keeps instead of place counts (the tests hold lean and fast to the same answers).
 @njit(cache=True, _nrt=False)
 def choose(row, lex, uof_ptr, uof_idx, n, nu):
     """The branch variable: the lowest open one (``lex``), else one with the
@@ -205,8 +206,9 @@ def choose(row, lex, uof_ptr, uof_idx, n, nu):
     return bi
 
 
-# A deliberate copy of ``fast.search`` and ``fast.root`` on the lean row (see the
-# module docstring).
+# Deliberate copy of ``fast.search`` and ``fast.root`` on the lean row: a shared loop
+# would pay a call and a layout test per node (the tests hold lean and fast to the
+# same answers).
 @njit(cache=True, _nrt=False)
 def search(blob, givens, mode, limit, keep, deadline, rows, work):
     """``_fast`` without probing or place counts (see the section comment)."""
@@ -234,13 +236,9 @@ def search(blob, givens, mode, limit, keep, deadline, rows, work):
         nt += 1
         nopen -= 1
     for g in range(0, givens.size, 2):
-        var, value = givens[g], givens[g + 1]
-        info[1], info[2] = var, value
-        k = value_index(vals, dom, var, value)
-        if k < 0:
-            info[0] = OUTSIDE
+        var, bit = given_bit(vals, dom, givens, g, info)
+        if not bit:
             return UNSAT, 0, 0, 0
-        bit = np.int64(1) << k
         c = cand[var]
         if not c & bit:
             info[0] = CLASH

@@ -18,7 +18,6 @@ from .common import (
     GOF_PTR,
     N_GROUPS,
     N_VARS,
-    OUTSIDE,
     REPEATS,
     SOLVED,
     TIMEOUT,
@@ -30,10 +29,10 @@ from .common import (
     W_SOLS,
     bad_var,
     ctz,
+    given_bit,
     njit,
     now,
     table,
-    value_index,
 )
 
 
@@ -56,13 +55,9 @@ def search(blob, givens, limit, keep, deadline, work):
     for k in range(ng):
         used[k] = 0
     for g in range(0, givens.size, 2):
-        var, value = givens[g], givens[g + 1]
-        info[1], info[2] = var, value
-        k = value_index(vals, dom, var, value)
-        if k < 0:
-            info[0] = OUTSIDE
+        var, bit = given_bit(vals, dom, givens, g, info)
+        if not bit:
             return UNSAT, 0, 0, 0
-        bit = np.int64(1) << k
         if assigned[var]:
             if assigned[var] != bit:
                 info[0] = TWO_VALUES
