@@ -27,7 +27,8 @@ so the harness can be driven into its fault paths:
   (only models of more than ``above`` variables, default 0: all of them);
   with ``cache=DIR`` that compile is kept in ``DIR`` as numba's disk cache is:
   the engine names it as its preparation while ``DIR`` lacks it, ``prepare``
-  fills it, and ``DIR/log`` has a line per compile and per preparation;
+  fills it (``broken=1``: raises instead), and ``DIR/log`` has a line per
+  compile and per preparation;
 * ``fake-odd``   : ``fake``, but its result has the odd values ``ODD[field]`` on
   puzzles whose line number is a multiple of ``every`` (default 1: all of them);
 * ``fake-slowed`` : ``fake`` after a nap of ``nap`` seconds (default 0.01) plus
@@ -227,7 +228,7 @@ class StallEngine(FakeEngine):
 
 class CompileEngine(FakeEngine):
     name = "fake-compile"
-    option_defaults = {"nap": 3.0, "cache": "", "above": 0}
+    option_defaults = {"nap": 3.0, "cache": "", "above": 0, "broken": 0}
     compiled: set = set()
 
     def translate(self, model):
@@ -246,6 +247,8 @@ class CompileEngine(FakeEngine):
 
     def prepare(self):
         self._log("prepare")
+        if self.options["broken"]:
+            raise OSError("no room left on the device")
         time.sleep(self.options["nap"])
         with open(os.path.join(self.options["cache"], "compiled"), "w"):
             pass

@@ -110,6 +110,20 @@ def test_a_preparation_past_its_limit_is_killed_and_the_workers_compile(tmp_path
     assert [what for what, _ in log_of(cache)][:2] == ["prepare", "compile"]
 
 
+def test_a_failed_preparation_costs_only_its_time(tmp_path):
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    label = f"fake-compile:nap=0.5:cache={cache}:broken=1"
+    found = puzzles(2)
+    with LocalExecutor(1, [label]) as ex:
+        done = list(ex.run(tasks_for([label], found), found))
+        facts = ex.facts()
+    assert {str(r.status) for _, r in done} == {"solved"}
+    (record,) = facts["warmup"]["prepared"]
+    assert record["outcome"] == "failed: OSError: no room left on the device"
+    assert [what for what, _ in log_of(cache)][:2] == ["prepare", "compile"]
+
+
 def test_the_verdict_line_and_the_warm_up_table_name_the_preparation():
     runs = [{"warmup": {"start-up": [{"engine": "a", "workers": 2, "total_s": 1.0,
                                       "max_s": 0.5}],
