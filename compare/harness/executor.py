@@ -330,10 +330,14 @@ class LocalExecutor(Executor):
                 # A worker whose chunk just ended gets its next one before the
                 # results are settled (checked and stored by the caller): for
                 # microsecond tasks settling takes about as long as the chunk did.
+                # Not after a timeout: ``skip`` must hear of it first, or the
+                # timed-out task's next repeat would run.
                 finished = list(self._collect(pending))
-                if finished:
+                if finished and not any(r.status == Status.TIMEOUT for _, r in finished):
                     self._dispatch(pending, puzzles, answered)
                 yield from finished
+                yield from answered      # stand-ins that dispatch answered
+                answered.clear()
                 yield None
         finally:
             if not self.keep_workers:
