@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from compare.harness.dask_executor import ClusterError, executor_named
-from compare.harness.executor import Executor
+from compare.harness.executor_api import Executor
 from compare.harness.folder import RunFolder
 from compare.harness.plan import SettingsError, WorkersFailed, make_plan, run_plan
 from compare.harness.plugins import PluginError, load_plugins

@@ -95,32 +95,30 @@ def test_a_warm_cache_asks_for_nothing(tmp_path):
     assert Preparations(None, [label, "fake"], lambda e: ()).waiting == {}
 
 
-def test_a_preparation_past_its_limit_is_killed_and_the_workers_compile(tmp_path, monkeypatch):
-    cache = tmp_path / "cache"
+def run_with_a_bad_preparation(cache, options: str) -> tuple[list, dict]:
+    """A one-worker run of ``fake-compile`` on two puzzles: its results and its facts."""
     cache.mkdir()
-    monkeypatch.setattr(preparation, "PREPARE_LIMIT_S", 0.5)
-    label = f"fake-compile:nap=3:cache={cache}"
+    label = f"fake-compile:{options}:cache={cache}"
     found = puzzles(2)
     with LocalExecutor(1, [label]) as ex:
         done = list(ex.run(tasks_for([label], found), found))
-        facts = ex.facts()
-    assert {str(r.status) for _, r in done} == {"solved"}
-    (record,) = facts["warmup"]["prepared"]
-    assert record["outcome"] == "killed at the limit of 0.5 s"
-    assert [what for what, _ in log_of(cache)][:2] == ["prepare", "compile"]
+        return done, ex.facts()
 
 
-def test_a_failed_preparation_costs_only_its_time(tmp_path):
+@pytest.mark.parametrize("options, limit, outcome", [
+    ("nap=3", 0.5, "killed at the limit of 0.5 s"),
+    ("nap=0.5:broken=1", None, "failed: OSError: no room left on the device"),
+])
+def test_a_preparation_killed_at_its_limit_or_failing_costs_only_its_time(
+        tmp_path, monkeypatch, options, limit, outcome):
+    """Either way the run is solved, and the workers compile as they would without it."""
+    if limit is not None:
+        monkeypatch.setattr(preparation, "PREPARE_LIMIT_S", limit)
     cache = tmp_path / "cache"
-    cache.mkdir()
-    label = f"fake-compile:nap=0.5:cache={cache}:broken=1"
-    found = puzzles(2)
-    with LocalExecutor(1, [label]) as ex:
-        done = list(ex.run(tasks_for([label], found), found))
-        facts = ex.facts()
+    done, facts = run_with_a_bad_preparation(cache, options)
     assert {str(r.status) for _, r in done} == {"solved"}
     (record,) = facts["warmup"]["prepared"]
-    assert record["outcome"] == "failed: OSError: no room left on the device"
+    assert record["outcome"] == outcome
     assert [what for what, _ in log_of(cache)][:2] == ["prepare", "compile"]
 
 

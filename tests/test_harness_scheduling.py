@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from compare.harness.executor import LocalExecutor, _Pending
+from compare.harness.executor import LocalExecutor
+from compare.harness.pool import Pending
 from compare.harness.tasks import Task
 from puzzles.formats import format_grid
 from puzzles.loader import load_puzzles
@@ -118,6 +119,6 @@ def test_a_task_stalled_after_its_worker_last_reported_still_loses_its_queue(for
         ex.start()
         for w in ex.pool:              # both workers ready before the first hand-out
             while not w.ready:
-                list(ex._collect(_Pending([])))
+                list(ex._collect(Pending([])))
         done = [t.puzzle_id for t, _ in ex.run(tasks, forty)]
     assert done[-1] == "forty:30"

@@ -10,7 +10,7 @@ import time
 import psutil
 import pytest
 
-from compare.harness.executor import _Worker
+from compare.harness.pool import Worker
 from compare.harness.worker import _virtual_bytes, rss_mb
 
 
@@ -36,7 +36,7 @@ def test_readings_agree_with_the_kernel():
 def test_a_worker_keeps_one_process_handle_and_a_gone_one_reads_none():
     proc = mp.get_context("fork").Process(target=time.sleep, args=(0.5,))
     proc.start()
-    worker = _Worker(proc=proc, conn=None, tokens=(None, None), lifeline=None)
+    worker = Worker(proc=proc, conn=None, tokens=(None, None), lifeline=None)
     first = worker.watch()
     assert isinstance(first, psutil.Process) and worker.watch() is first
     proc.join()

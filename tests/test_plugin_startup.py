@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from compare.harness.executor import START_LIMIT_ENV, LocalExecutor
+from compare.harness.executor import LocalExecutor
+from compare.harness.executor_api import START_LIMIT_ENV
 from compare.harness.limits import SettingsError
 
 REPO = Path(__file__).resolve().parents[1]

@@ -6,7 +6,7 @@ import pytest
 import engines
 from compare import compare_runs, open_comparison, run_comparison
 from compare.harness import folder as run_folder
-from compare.harness.executor import Executor
+from compare.harness.executor_api import Executor
 from compare.harness.folder import RunFolder
 from compare.harness.store import StorageError, StoreError
 from compare.harness.worker import solve_task

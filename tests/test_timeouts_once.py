@@ -5,7 +5,7 @@ from collections import deque
 
 import pytest
 
-from compare.harness.executor import Executor
+from compare.harness.executor_api import Executor
 from compare.harness.runner import NOT_REPEATED, TimeoutsOnce, not_repeated
 from compare.harness.tasks import Task
 from engines import Result, Status

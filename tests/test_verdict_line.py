@@ -12,14 +12,9 @@ import pytest
 
 from compare.cli.common import FAIL_ON
 from compare.cli.report import main as report_main
-from compare.harness.executor import (
-    KILLED_WARMING_UP,
-    WARMUP_LIMIT_S,
-    WARMUP_RETRIES,
-    LocalExecutor,
-    _Pending,
-    _Worker,
-)
+from compare.harness.executor import LocalExecutor
+from compare.harness.executor_api import KILLED_WARMING_UP, WARMUP_LIMIT_S, WARMUP_RETRIES
+from compare.harness.pool import Pending, Worker
 from compare.harness.tasks import Task
 from compare.reporting import summary
 from compare.reporting.headline import Verdict, verdict_of
@@ -114,7 +109,7 @@ def _executor_and_worker():
     executor = LocalExecutor.__new__(LocalExecutor)
     executor.shape_kills, executor.warmup_kills, executor.gave_up = {}, [], None
     executor.memory_limit, executor.guesses = None, {}
-    worker = _Worker(proc=_Closable(), conn=_Closable(), tokens=(_Closable(), _Closable()),
+    worker = Worker(proc=_Closable(), conn=_Closable(), tokens=(_Closable(), _Closable()),
                      lifeline=_Closable(), warming=None)
     worker.inflight.append(Task(0, "p", "alldiff", "fake", "first", 2, 1.0, 0))
     executor.pool = [worker]
@@ -134,7 +129,7 @@ def test_a_task_whose_warm_up_was_killed_runs_again_with_twice_the_limit():
         executor.shape_kills = {("fake", "sudoku-16/alldiff"): kills}
         worker.shaping, worker.shape = True, "sudoku-16/alldiff"
         assert executor._limit_of(worker) == WARMUP_LIMIT_S * 2 ** kills
-        pending = _Pending(())
+        pending = Pending(())
         lost = list(executor._replace(worker, pending, "timeout"))
         if kills < WARMUP_RETRIES:          # the task never started: it runs again
             assert lost == [] and [t.puzzle_id for t in pending.take_all()] == ["p"]

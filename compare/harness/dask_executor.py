@@ -43,7 +43,7 @@ from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-from compare.harness.executor import Executor, Skip
+from compare.harness.executor_api import Executor, Skip
 from compare.harness.limits import RANGES, range_text
 from compare.harness.plugins import plugin_list
 from compare.harness.processes import main_hidden, start_forkserver

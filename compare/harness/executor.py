@@ -1,14 +1,12 @@
-"""Run tasks in long-lived worker processes, with limits enforced from outside.
+"""Run tasks in long-lived worker processes on this machine, with limits enforced
+from outside.
 
-``Executor`` is the interface the plan and the runner see: ``run(tasks,
-puzzles)`` yields ``(task, result)`` as each task finishes, in any order, and
-the hooks around it (``bind``, ``start``, ``fit``, ``workers``, ``gave_up``,
-``facts``, ``close``) are declared there, each with what it means when an
-executor has nothing to do for it. ``LocalExecutor`` implements it with
-processes on this machine; what runs inside a worker (warm-up, measurement,
-the message protocol) is ``compare.harness.worker``, and how a worker process
-is started and made to die with its parent is ``compare.harness.processes``;
-other executors reuse both.
+``LocalExecutor`` implements the ``Executor`` interface (``executor_api``,
+with the limits every executor shares). What the parent keeps about each
+worker and the waiting tasks is ``pool``; what runs inside a worker
+(warm-up, measurement, the message protocol) is ``compare.harness.worker``,
+and how a worker process is started and made to die with its parent is
+``compare.harness.processes``; other executors reuse them.
 
 Why this shape:
 
@@ -56,35 +54,40 @@ Why this shape:
 """
 from __future__ import annotations
 
-import math
 import multiprocessing as mp
 import os
-import sys
 import time
-from abc import ABC, abstractmethod
 from collections import deque
 from contextlib import nullcontext
-from dataclasses import dataclass, field
 from multiprocessing.connection import wait
-from typing import Callable, Iterable, Iterator
+from typing import Iterable, Iterator
 
-import psutil
-
-import engines
 from compare.harness import processes
-from compare.harness.limits import SettingsError
+from compare.harness.executor_api import (
+    START_LIMIT_ENV,
+    WARMUP_LIMIT_S,
+    WARMUP_RETRIES,
+    Executor,
+    Skip,
+    grace_for,
+    start_limit,
+)
 from compare.harness.plugins import plugin_list
+from compare.harness.pool import (
+    Pending,
+    Worker,
+    drain,
+    file_of,
+    lost_result,
+    modules_for,
+    release,
+    spread,
+)
 from compare.harness.preparation import Preparations
 from compare.harness.tasks import Task
 from compare.harness.worker import WorkerInit, rss_mb, worker_main
 from engines import Result, Status
 
-WARMUP_LIMIT_S = 60.0     # a worker that cannot warm up in this long is restarted without it
-START_LIMIT_S = 30.0      # a worker must import its plugins and build its engines in this long
-START_LIMIT_ENV = "COMPARE_START_LIMIT"     # seconds, to change START_LIMIT_S
-                          # (and a new shape gets as long: compiling it is no part of a task)
-KILLED_WARMING_UP = "while its shape was warming up"   # in the message of such a kill
-WARMUP_RETRIES = 3        # a shape's warm-up killed this often: its task is a timeout
 SHORT_TASK_S = 0.05       # tasks expected to take less than this travel in chunks
 CHUNK_S = 0.05            # about this much expected work per chunk of short tasks
 MAX_CHUNK = 1024          # enough microsecond solves to fill a chunk's CHUNK_S, so a
@@ -92,163 +95,6 @@ MAX_CHUNK = 1024          # enough microsecond solves to fill a chunk's CHUNK_S,
 TAKE_BACK_AFTER_S = 0.02  # a task running longer may lose the tasks queued behind it
 MAX_FAILED_STARTS = 3     # workers in a row that die before they are ready
 MEMORY_POLL_S = 0.02      # how often busy workers' memory is read under a memory limit
-
-
-def start_limit() -> float:
-    """Seconds a fresh worker has to import the plugins and build the engines.
-
-    ``COMPARE_START_LIMIT`` sets it (0.1 to 86400); a plugin that hangs at
-    import in the workers then ends the run in one line instead of holding it.
-    """
-    text = os.environ.get(START_LIMIT_ENV)
-    if not text:
-        return START_LIMIT_S
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not 0.1 <= value <= 86400:      # nan and inf fail this too
-        raise SettingsError(f"{START_LIMIT_ENV}={text!r}: expected seconds from 0.1 to 86400")
-    return value
-
-
-def grace_for(timeout: float) -> float:
-    """Extra time an engine gets to stop itself before its worker is killed."""
-    return 1.0 + 0.1 * timeout
-
-
-Skip = Callable[[Task], "Result | None"]
-
-
-class Executor(ABC):
-    """Where tasks run. The plan calls, in order: ``bind`` (the run's settings),
-    ``start`` (workers warm up while the store is read), ``fit`` (how many tasks
-    are left), then ``run``, ``facts``, ``close``; it reads and sets
-    ``local_workers`` and reads ``workers`` and ``gave_up``. Every hook but
-    ``run`` has a default that does nothing."""
-
-    workers: int | None = None   # tasks that can run at once; None until known
-    gave_up: str | None = None   # why no worker could start, once the executor gave up
-    # worker processes of a cluster the executor starts on this machine for the run
-    # (None: it starts none, or the number is not its own); the plan caps it as it
-    # caps --workers, by the tasks and the memory available
-    local_workers: int | None = None
-
-    steerable = False   # ``run`` takes ``skip`` and ``pauses`` (below)
-
-    @abstractmethod
-    def run(self, tasks: Iterable[Task], puzzles: dict) -> Iterator[tuple[Task, Result] | None]:
-        """Yield ``(task, result)`` for every task, as each finishes.
-
-        A ``steerable`` executor's ``run`` also takes ``skip`` and ``pauses``.
-        ``skip(task)``, asked just before a task would be handed to a worker,
-        may answer it without running it (a ``Result`` to yield as its own);
-        ``None`` runs it (``take_runnable`` does the asking). With ``pauses``
-        it also yields ``None`` when what came in should be settled before it
-        hands out more or waits (the runner checks and stores results in
-        batches); without, the runner settles each result as it comes.
-        """
-
-    @staticmethod
-    def take_runnable(pending: deque, skip: Skip | None,
-                      answered: list) -> bool:
-        """Answer the tasks at the head of ``pending`` that ``skip`` answers (into
-        ``answered``, as ``(task, result)``); True when a task to run is at the head."""
-        while pending:
-            stand_in = skip(pending[0]) if skip is not None else None
-            if stand_in is None:
-                return True
-            answered.append((pending.popleft(), stand_in))
-        return False
-
-    def bind(self, engines: list[str], mode: str, limit: int,  # noqa: B027
-             formulations: Iterable[str], memory_limit: float | None = None) -> None:
-        """The run's engines, warm-up settings and memory limit, for an executor made
-        before the settings were known; one made with its own keeps them."""
-
-    def start(self) -> None:  # noqa: B027  (an executor may start its workers on first use)
-        """Start the workers now, so they warm up while the run is being prepared."""
-
-    def fit(self, tasks: int) -> None:  # noqa: B027  (an executor may size itself as it goes)
-        """Only ``tasks`` remain (a resumed run): start no more workers than they need."""
-
-    def close(self) -> None:  # noqa: B027  (an optional hook: most executors hold nothing)
-        """Release workers; ``run`` calls it when done, and so does ``with``."""
-
-    def facts(self) -> dict:
-        """What the executor measured about itself, for the run's record (warm-up costs)."""
-        return {}
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-
-@dataclass
-class _Worker:
-    proc: mp.process.BaseProcess
-    conn: object
-    tokens: tuple                     # the parent's (read, write) ends of the token pipe
-    lifeline: object                  # the only write end of the worker's lifeline
-    warming: str | None = ""          # engine being warmed up; None once ready
-    since: float = field(default_factory=time.perf_counter)   # start of current work
-    inflight: deque = field(default_factory=deque)
-    known: set = field(default_factory=set)
-    shaping: bool = False             # warming a new shape before the head task
-    shape: str | None = None          # the shape being warmed
-    retiring: bool = False
-    engine: str = ""                  # the one engine this process serves
-    watched: psutil.Process | None = None    # kept for memory readings (``rss_mb``)
-
-    @property
-    def ready(self) -> bool:
-        return self.warming is None
-
-    def watch(self) -> psutil.Process | int:
-        """The worker's ``psutil.Process``, made once (a fresh one per reading costs 3x)."""
-        if self.watched is None:
-            try:
-                self.watched = psutil.Process(self.proc.pid)
-            except psutil.Error:
-                return self.proc.pid
-        return self.watched
-
-    @property
-    def busy(self) -> bool:
-        """Using (or about to use) a core: warming up, running tasks, or retiring."""
-        return not self.ready or bool(self.inflight) or self.retiring
-
-
-class _Pending:
-    """Tasks waiting in the parent: a queue per engine, the oldest task first."""
-
-    def __init__(self, tasks: Iterable[Task]):
-        self.queues: dict[str, deque] = {}
-        for task in tasks:
-            self.queues.setdefault(task.engine, deque()).append(task)
-
-    def __bool__(self) -> bool:
-        return any(self.queues.values())
-
-    def __len__(self) -> int:
-        return sum(map(len, self.queues.values()))
-
-    def by_age(self) -> list[str]:
-        """Engines with waiting tasks, the one whose first task is oldest first."""
-        return sorted((e for e, q in self.queues.items() if q),
-                      key=lambda e: self.queues[e][0].tid)
-
-    def put_back(self, tasks: Iterable[Task]) -> None:
-        """Tasks that were handed out but not started go back to the front."""
-        for task in reversed(list(tasks)):
-            self.queues.setdefault(task.engine, deque()).appendleft(task)
-
-    def take_all(self) -> list[Task]:
-        tasks = sorted((t for q in self.queues.values() for t in q), key=lambda t: t.tid)
-        self.queues.clear()
-        return tasks
 
 
 class LocalExecutor(Executor):
@@ -278,7 +124,7 @@ class LocalExecutor(Executor):
         self.ctx = mp.get_context(start_method or processes.start_method())
         if self.ctx.get_start_method() == "forkserver":
             self.ctx.set_forkserver_preload(processes.preload_modules())
-        self.pool: list[_Worker] = []
+        self.pool: list[Worker] = []
         self.failed_starts = 0
         self.start_limit = start_limit()
         self.gave_up: str | None = None      # why no worker could start, once it gave up
@@ -304,7 +150,7 @@ class LocalExecutor(Executor):
         """Once per executor: ask the engines what to prepare, start it; cores it holds."""
         if self.preparing is None:
             self.preparing = Preparations(self.ctx, self.engines,
-                                          lambda e: _modules_for(e, self.plugins), self.starting)
+                                          lambda e: modules_for(e, self.plugins), self.starting)
             self.preparing.start(self.workers - len(self.pool))
         return self.preparing.busy
 
@@ -314,7 +160,7 @@ class LocalExecutor(Executor):
 
     def run(self, tasks: Iterable[Task], puzzles: dict, skip: Skip | None = None,
             pauses: bool = False) -> Iterator[tuple[Task, Result] | None]:
-        pending = _Pending(tasks)
+        pending = Pending(tasks)
         self.skip, answered = skip, []
         self._prepare()
         try:
@@ -346,7 +192,7 @@ class LocalExecutor(Executor):
     def fit(self, tasks: int) -> None:
         self.workers = max(1, min(self.workers, tasks))
 
-    def _dispatch(self, pending: _Pending, puzzles: dict, answered: list) -> None:
+    def _dispatch(self, pending: Pending, puzzles: dict, answered: list) -> None:
         """Give each free core to the engine with the oldest waiting task."""
         free = self.workers - sum(w.busy for w in self.pool) - self.preparing.busy
         free -= self.preparing.start(free)
@@ -373,7 +219,7 @@ class LocalExecutor(Executor):
                 free -= taken
                 handed = handed or bool(taken)
 
-    def _send(self, w: _Worker, chunk: list[Task], puzzles: dict, pending: _Pending) -> int:
+    def _send(self, w: Worker, chunk: list[Task], puzzles: dict, pending: Pending) -> int:
         """Hand ``chunk`` to ``w``; 1 when it took it (a core is now in use)."""
         new = {t.puzzle_id: puzzles[t.puzzle_id] for t in chunk
                if t.puzzle_id not in w.known}
@@ -381,7 +227,7 @@ class LocalExecutor(Executor):
         try:
             w.conn.send(("run", new, chunk))
         except (BrokenPipeError, ConnectionResetError, EOFError):
-            _drain(w.tokens[0].fileno())
+            drain(w.tokens[0].fileno())
             pending.put_back(chunk)          # the death is handled in _collect
             return 0
         w.known.update(new)
@@ -401,7 +247,7 @@ class LocalExecutor(Executor):
         self._stop(min(idle, key=lambda w: w.since))
         return True
 
-    def _stop(self, w: _Worker) -> None:
+    def _stop(self, w: Worker) -> None:
         """An idle worker finishes and leaves the pool."""
         self.pool.remove(w)
         try:
@@ -412,7 +258,7 @@ class LocalExecutor(Executor):
         if w.proc.is_alive():
             w.proc.kill()
             w.proc.join(1)
-        _release(w)
+        release(w)
 
     def _chunk(self, pending: deque, answered: list) -> list[Task]:
         """The next tasks for one worker: alone unless known short, then about CHUNK_S."""
@@ -429,7 +275,7 @@ class LocalExecutor(Executor):
             budget -= guess
         return chunk
 
-    def _take_back(self, pending: _Pending, idle: int) -> None:
+    def _take_back(self, pending: Pending, idle: int) -> None:
         """Unstarted tasks queued behind a task that runs long go back for idle workers."""
         now = time.perf_counter()
         for w in sorted(self.pool, key=lambda w: w.since):
@@ -437,7 +283,7 @@ class LocalExecutor(Executor):
                 return
             if len(w.inflight) < 2 or not w.ready or now - w.since < TAKE_BACK_AFTER_S:
                 continue
-            taken = _drain(w.tokens[0].fileno())
+            taken = drain(w.tokens[0].fileno())
             if taken >= len(w.inflight):
                 # the worker has not started the chunk yet: it keeps its first task
                 os.write(w.tokens[1].fileno(), b"\x01")
@@ -445,7 +291,7 @@ class LocalExecutor(Executor):
             pending.put_back([w.inflight.pop() for _ in range(taken)][::-1])
             idle -= 1 if taken else 0
 
-    def _time_to_take_back(self, pending: _Pending) -> float | None:
+    def _time_to_take_back(self, pending: Pending) -> float | None:
         """When ``_take_back`` should look again: a core is free, nothing waits, and a
         worker holds queued tasks (without a wake-up the loop would sleep until the
         running task's deadline, and the queued tasks would wait for it)."""
@@ -457,15 +303,15 @@ class LocalExecutor(Executor):
         return max(0.001, min(holders) + TAKE_BACK_AFTER_S - time.perf_counter())
 
     def _guess(self, task: Task) -> float | None:
-        found = self.guesses.get((task.engine, _file_of(task)))
+        found = self.guesses.get((task.engine, file_of(task)))
         return found if found is not None else self.guesses.get(task.engine)
 
     def _learn(self, task: Task, seconds: float) -> None:
-        for key in ((task.engine, _file_of(task)), task.engine):
+        for key in ((task.engine, file_of(task)), task.engine):
             old = self.guesses.get(key)
             self.guesses[key] = seconds if old is None else 0.5 * old + 0.5 * seconds
 
-    def _collect(self, pending: _Pending) -> Iterator[tuple[Task, Result]]:
+    def _collect(self, pending: Pending) -> Iterator[tuple[Task, Result]]:
         busy = [w for w in self.pool if w.busy]
         waitables = [w.proc.sentinel for w in busy] + [w.conn for w in busy]
         waitables += self.preparing.waitables()
@@ -491,7 +337,7 @@ class LocalExecutor(Executor):
                 if resident is not None and resident > self.memory_limit:
                     yield from self._replace(w, pending, Status.MEMOUT, resident)
 
-    def _receive(self, w: _Worker, pending: _Pending) -> list[tuple[Task, Result]]:
+    def _receive(self, w: Worker, pending: Pending) -> list[tuple[Task, Result]]:
         """Act on one message from ``w``; the finished tasks it reports."""
         msg = w.conn.recv()
         now = time.perf_counter()
@@ -530,7 +376,7 @@ class LocalExecutor(Executor):
             return finished
         return []
 
-    def _limit_of(self, w: _Worker) -> float:
+    def _limit_of(self, w: Worker) -> float:
         if not w.ready:       # "": plugins and engines still loading, before any warm-up
             return self.start_limit if w.warming == "" else WARMUP_LIMIT_S
         timeout = w.inflight[0].timeout
@@ -538,25 +384,25 @@ class LocalExecutor(Executor):
             return max(self._shape_limit(w), timeout + grace_for(timeout))
         return timeout + grace_for(timeout)
 
-    def _time_to_deadline(self, busy: list[_Worker]) -> float | None:
+    def _time_to_deadline(self, busy: list[Worker]) -> float | None:
         timed = [w for w in busy if w.inflight or not w.ready]
         if not timed:
             return None
         now = time.perf_counter()
         return max(0.0, min(w.since + self._limit_of(w) - now for w in timed))
 
-    def _overdue(self, w: _Worker) -> bool:
+    def _overdue(self, w: Worker) -> bool:
         if w.ready and not w.inflight:
             return False
         return time.perf_counter() - w.since >= self._limit_of(w)
 
-    def _shape_limit(self, w: _Worker) -> float:
+    def _shape_limit(self, w: Worker) -> float:
         """The warm-up limit of the worker's shape: doubled after each kill of it, so a
         compile slower than the limit (a loaded machine) finishes on a later try."""
         kills = self.shape_kills.get((w.inflight[0].engine, w.shape), 0)
         return WARMUP_LIMIT_S * 2 ** kills
 
-    def _replace(self, w: _Worker, pending: _Pending, cause: str,
+    def _replace(self, w: Worker, pending: Pending, cause: str,
                  resident: float | None = None):
         """Kill or bury a worker, report its current task, requeue the rest.
 
@@ -588,19 +434,19 @@ class LocalExecutor(Executor):
         elif w.inflight:
             task = w.inflight.popleft()
             self._learn(task, elapsed)
-            yield task, _lost_result(task, cause, elapsed, w.proc.exitcode, w.shaping,
+            yield task, lost_result(task, cause, elapsed, w.proc.exitcode, w.shaping,
                                      resident, self.memory_limit)
         pending.put_back(w.inflight)
-        _release(w)
+        release(w)
 
     # ----- workers -----------------------------------------------------------
-    def _start(self, engine: str) -> _Worker:
+    def _start(self, engine: str) -> Worker:
         parent, child = self.ctx.Pipe()
         tokens_r, tokens_w = self.ctx.Pipe(duplex=False)
         life_r, life_w = self.ctx.Pipe(duplex=False)
         os.set_blocking(tokens_r.fileno(), False)
         mode, limit, formulations = self.warm
-        init = WorkerInit(_modules_for(engine, self.plugins), (engine,), mode, limit, formulations,
+        init = WorkerInit(modules_for(engine, self.plugins), (engine,), mode, limit, formulations,
                           (engine,) if engine in self.skip_warmup else (), self.memory_limit)
         proc = self.ctx.Process(target=worker_main, args=(child, init, tokens_r, life_r),
                                 daemon=True)
@@ -609,7 +455,7 @@ class LocalExecutor(Executor):
         child.close()
         life_r.close()
         self.started[engine] = self.started.get(engine, 0) + 1
-        return _Worker(proc, parent, (tokens_r, tokens_w), life_w, engine=engine)
+        return Worker(proc, parent, (tokens_r, tokens_w), life_w, engine=engine)
 
     def kill_workers(self) -> None:
         """Kill every worker process now; safe from another thread than ``run``'s, which
@@ -641,7 +487,7 @@ class LocalExecutor(Executor):
                 w.proc.kill()
                 w.proc.join(1)
             processes.end_group(w.proc.pid)
-            _release(w)
+            release(w)
         self.pool = []
 
     def facts(self) -> dict:
@@ -657,8 +503,8 @@ class LocalExecutor(Executor):
         resident = [i["rss_mb"] for i in self.ready_infos if i.get("rss_mb")]
         return {
             "warmup": {
-                "start-up": [_spread(label, None, s) for label, s in startup.items()],
-                "shapes": [_spread(engine, shape, s) for (engine, shape), s in shapes.items()],
+                "start-up": [spread(label, None, s) for label, s in startup.items()],
+                "shapes": [spread(engine, shape, s) for (engine, shape), s in shapes.items()],
                 "killed": [{"engine": engine, "shape": shape, "seconds": round(seconds, 2)}
                            for engine, shape, seconds in self.warmup_kills],
                 "prepared": self.preparing.records if self.preparing is not None else [],
@@ -669,73 +515,4 @@ class LocalExecutor(Executor):
             "memory_limit_mb": self.memory_limit,
         }
 
-
-def _spread(engine: str, shape: str | None, seconds: list[float]) -> dict:
-    row = {"engine": engine, "workers": len(seconds), "total_s": round(sum(seconds), 4),
-           "max_s": round(max(seconds), 4)}
-    if shape is not None:
-        row = {"engine": engine, "shape": shape, **{k: v for k, v in row.items()
-                                                     if k != "engine"}}
-    return row
-
-
-def _file_of(task: Task) -> str:
-    """The file (or spec) part of a puzzle id: puzzles from one file take alike."""
-    return task.puzzle_id.rsplit(":", 1)[0]
-
-
-def _drain(fd: int) -> int:
-    """Read every byte waiting in a non-blocking pipe; how many there were."""
-    taken = 0
-    while True:
-        try:
-            chunk = os.read(fd, 4096)
-        except (BlockingIOError, OSError):
-            return taken
-        if not chunk:
-            return taken
-        taken += len(chunk)
-
-
-def _release(w: _Worker) -> None:
-    for end in (w.conn, w.lifeline, *w.tokens):
-        try:
-            end.close()
-        except OSError:
-            pass
-
-
-def _lost_result(task: Task, cause: str, elapsed: float, exitcode, shaping: bool,
-                 resident: float | None, memory_limit: float | None) -> Result:
-    """The result of a task whose worker did not come back."""
-    result = Result(task.engine, "", "", task.mode, Status.CRASHED, solve_s=elapsed)
-    if cause == Status.TIMEOUT:
-        result.status = Status.TIMEOUT
-        result.message = (f"killed after {elapsed:.1f} s (time limit {task.timeout:g} s)"
-                          + (f" {KILLED_WARMING_UP} (model build, first use)"
-                             if shaping else ""))
-    elif cause == Status.MEMOUT:
-        result.status = Status.MEMOUT
-        result.peak_rss_mb = resident
-        result.message = (f"killed at {resident:.0f} MB resident, over the memory limit "
-                          f"of {memory_limit:g} MB")
-    else:
-        result.message = f"worker died ({processes.describe_exit(exitcode)})"
-    return result
-
-
-def _modules_for(engine: str, plugins: list[str]) -> tuple[str, ...]:
-    """The plugins, and the module that defines this engine's class when the caller
-    registered it by importing that module (a test, a notebook) rather than through
-    ``COMPARE_PLUGINS``: the worker imports it, as it does its plugins, so the engine
-    is known there; it is this engine's own module, so isolation holds."""
-    try:
-        module = engines.engine_class(engines.parse_spec(engine)[0]).__module__
-    except Exception:
-        return tuple(plugins)
-    spec = getattr(sys.modules.get(module), "__spec__", None)
-    if (module.split(".")[0] == "engines" or module.startswith("compare_plugin_")
-            or spec is None or spec.name != module or module in plugins):
-        return tuple(plugins)
-    return (*plugins, module)
 

@@ -21,7 +21,8 @@ from typing import Iterable
 
 import engines
 from compare.harness import environment
-from compare.harness.executor import Executor, LocalExecutor
+from compare.harness.executor import LocalExecutor
+from compare.harness.executor_api import Executor
 from compare.harness.folder import RunFolder, check_out
 from compare.harness.limits import RANGES, SettingsError, check_setting
 from compare.harness.plugins import plugin_environment, plugin_hint

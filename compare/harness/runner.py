@@ -18,7 +18,7 @@ import sys
 import time
 from datetime import datetime, timezone
 
-from compare.harness.executor import Executor
+from compare.harness.executor_api import Executor
 from compare.harness.store import Store
 from compare.harness.tasks import PuzzleRecord, Task
 from compare.judge.batch import Claim, verify_many

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 
 import pandas as pd
 
-from compare.harness.executor import KILLED_WARMING_UP
+from compare.harness.executor_api import KILLED_WARMING_UP
 from compare.harness.limits import FAIL_ON, INCOMPLETE
 from compare.reporting.summary import duration, per_task
 from engines import ANSWERED_WORDS, FAILED_WORDS, Status
