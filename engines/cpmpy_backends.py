@@ -42,6 +42,32 @@ def _choco_effort(solver) -> dict[str, float]:
             "fails": backend.get_fail_count(handle)}
 
 
+CT_BITSET_BYTES = 64 << 20   # see _choco_table
+
+
+def _choco_table(solver, expr) -> bool:
+    """Post a table whose Compact-Table bitsets would be too large with STR2+ instead.
+
+    Choco's default table filtering (CT+, the only one CPMpy asks for) keeps a
+    bitset of the rows for every value of every variable in the scope: a
+    60,012-row table over a 60,012-value variable takes 450 MB, and the 98
+    such tables of an XCSP3 WordSquare-hak instance ran out of 24 GB. STR2+
+    keeps the rows themselves. CPMpy's short-table route to STR2+ does not run
+    with pychoco 0.4 (a keyword it does not have), so the table goes straight
+    to Choco's model; its variables are CPMpy's own, so values still read back.
+    True when posted here.
+    """
+    if getattr(expr, "name", None) != "table":
+        return False
+    scope, rows = expr.args
+    values = sum(int(x.ub) - int(x.lb) + 1 for x in scope)
+    if len(rows) * values // 8 <= CT_BITSET_BYTES:
+        return False
+    solver.chc_model.table(solver.solver_vars(list(scope)),
+                           [[int(v) for v in row] for row in rows], algo="STR2+").post()
+    return True
+
+
 def _exact_effort(solver) -> dict[str, float]:
     stats = dict(solver.xct_solver.getStats())    # counts, reported as floats
     return {k: int(stats.get(k, 0)) for k in ("decisions", "conflicts", "propagations")}
@@ -73,7 +99,9 @@ class Backend:
     5 ms instead of 4 s; the ``pairwise`` killer9: Exact 0.2 s instead of 6.5 s)
     and CP-SAT handles as one constraint; Choco and Z3 are faster with the
     plain disequality. ``native_enumeration``: ``solveAll`` runs inside the
-    library, so Python must not raise from its callback.
+    library, so Python must not raise from its callback. ``post_natively``:
+    given the solver and one expression, posts it through the backend's own
+    API and says True, or leaves it to CPMpy (False).
     """
     name: str
     package: str
@@ -89,6 +117,7 @@ class Backend:
     seed: str = ""             # the keyword the seed travels as
     seed_at_init: bool = False
     max_linear_span: int | None = None
+    post_natively: Callable[[Any, Any], bool] | None = None
 
 
 BACKENDS: dict[str, Backend] = {b.name: b for b in (
@@ -99,7 +128,7 @@ BACKENDS: dict[str, Backend] = {b.name: b for b in (
     Backend("choco", "pychoco", "Choco: propagation and branching CP solver",
             False, False, True, _choco_effort,
             "nodes = Choco search nodes, backtracks = Choco backtracks",
-            "nodes", "backtracks"),
+            "nodes", "backtracks", post_natively=_choco_table),
     Backend("exact", "exact", "Exact: pseudo-Boolean solver with cutting planes",
             True, True, False, _exact_effort,
             "nodes = Exact decisions, backtracks = conflicts",

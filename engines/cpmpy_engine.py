@@ -266,7 +266,8 @@ class CpmpyEngine(Engine):
         if self.backend.seed_at_init and self.options["seed"]:   # Exact refuses seed 0
             init[self.backend.seed] = self.options["seed"]
         solver = SolverLookup.get(self.backend.name, **init)
-        solver += constraints
+        native = self.backend.post_natively
+        solver += [c for c in constraints if not (native and native(solver, c))]
         solver.user_vars.update(xs)   # a variable in no constraint still gets a value
         return solver
 

@@ -67,11 +67,13 @@ class Builder:
     def values(self, term) -> tuple[int, ...]:
         return (term,) if isinstance(term, int) else self.domains[term[1]]
 
-    def table(self, scope: list, rows) -> None:
+    def table(self, scope: list, rows, in_order: bool = False) -> None:
         """A Table over ``scope`` (variables and constants mixed) from full rows.
 
         Rows given as an array (an enumeration of the domains) hold no repeats
-        unless constants are projected away; lists go through a set.
+        unless constants are projected away; lists go through a set, and are
+        sorted unless ``in_order`` (rows already unique, kept in the file's order:
+        sorting a 100,000-row table would cost more than reading it).
         """
         keep = [k for k, t in enumerate(scope) if not isinstance(t, int)]
         variables = tuple(scope[k][1] for k in keep)
@@ -81,6 +83,8 @@ class Builder:
             tuples = tuple(map(tuple, rows.tolist()))
         elif len(keep) < len(scope):
             tuples = tuple(sorted({tuple(row[k] for k in keep) for row in rows}))
+        elif in_order:
+            tuples = tuple(rows)
         else:
             tuples = tuple(sorted(set(map(tuple, rows))))
         if not variables:

@@ -93,6 +93,16 @@ class _Builder(Builder):
         scope = list(scope)
         doms = [set(self.values(t)) for t in scope]
         if positive:
+            plain = np.array(rows) if 0 < len(rows) <= limits.MAX_ROWS else None
+            if plain is not None and plain.dtype != object and plain.ndim == 2:
+                # Star-free rows are already the table (an automaton would only be
+                # larger): keep those inside the domains, without repeats.
+                inside = np.ones(len(plain), bool)
+                for k, d in enumerate(doms):
+                    inside &= np.isin(plain[:, k], np.fromiter(d, np.int64, len(d)))
+                kept = rows if inside.all() else [r for r, ok in zip(rows, inside.tolist()) if ok]
+                self.table(scope, dict.fromkeys(map(tuple, kept)), in_order=True)
+                return
             expanded = set()
             for row in rows:
                 choices = [doms[k] if v is STAR else ((v,) if v in doms[k] else ())

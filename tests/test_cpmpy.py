@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ import pytest
 pytest.importorskip("cpmpy")
 
 import engines  # noqa: E402
+import engines.cpmpy_backends as cb  # noqa: E402
 import engines.cpmpy_engine as ce  # noqa: E402
 from compare.cli.bench import DATASETS  # noqa: E402
 from compare.judge.checker import verify  # noqa: E402
@@ -239,6 +241,30 @@ def test_degenerate_constraints(solver, con, count):
     result = engine_for(solver).solve(Model(structure), "count", limit=100)
     assert result.count == count
     assert result.status is (Status.SOLVED if count else Status.UNSAT)
+
+
+@pytest.mark.parametrize("solver", backend_params(("choco",)))
+def test_choco_takes_tables_past_its_bitset_budget_by_str2(solver, monkeypatch):
+    structure = Structure("tables", ("a", "b", "c"), ((1, 2, 3), (0, 1, 2), (0, 5)),
+                          (Table((0, 1), ((1, 0), (2, 2), (3, 1), (3, 2))),
+                           Table((1, 2), ((0, 0), (2, 5), (1, 5))), AllDifferent((0, 1))))
+    expected = {(1, 0, 0), (2, 2, 5), (3, 1, 5), (3, 2, 5)} - {(2, 2, 5)}
+    posted = []
+
+    native = ce.BACKENDS["choco"].post_natively
+
+    def post(solver, expr):
+        taken = native(solver, expr)
+        if taken:
+            posted.append(expr.name)
+        return taken
+    monkeypatch.setattr(cb, "CT_BITSET_BYTES", 0)       # every table past the budget
+    monkeypatch.setitem(ce.BACKENDS, "choco", replace(ce.BACKENDS["choco"], post_natively=post))
+    engine = engine_for(solver)
+    result = engine.solve(Model(structure), "count", limit=100)
+    assert result.count == len(expected) and set(result.solutions) == expected
+    assert engine.solve(Model(structure), "lexfirst").solution == (1, 0, 0)
+    assert posted.count("table") >= 2 * 2    # both tables, in the count and the lexfirst solver
 
 
 @pytest.mark.parametrize("solver", BACKENDS)

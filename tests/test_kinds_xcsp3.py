@@ -393,6 +393,20 @@ def test_the_fallback_decompositions_are_exact(tmp_path, monkeypatch, name, sett
         assert puzzle.decode(first.solutions[0]) == expected[0]
 
 
+def test_a_large_table_without_stars_stays_one_table(tmp_path, monkeypatch):
+    monkeypatch.setattr(xcsp3_limits, "MAX_EXPANDED", 2)    # past it, starred rows go to an automaton
+    path = tmp_path / "plain.xml"
+    path.write_text(xml("<extension><list> x[0] x[1] x[2] </list><supports> "
+                        "(0,1,2)(2,2,0)(1,0,3)(0,1,2)(1,9,1) </supports></extension>"))
+    puzzle = load_file(str(path))
+    model = puzzle.to_model()
+    (table,) = model.structure.constraints
+    assert table.tuples == ((0, 1, 2), (2, 2, 0), (1, 0, 3))  # the file's order, no repeat, in domain
+    expected = reference(puzzle, lambda x: (x[0], x[1], x[2]) in table.tuples)
+    solver = engine_or_skip("backtracking", model, "count")
+    assert solver.solve(model, "count", 10_000, 60).count == len(expected) == 3 * 4
+
+
 def test_a_channel_between_lists_of_different_lengths_is_one_way(tmp_path):
     path = tmp_path / "c.xml"
     path.write_text(xml("<channel><list> x[0] x[1] </list><list> y[0] y[1] y[2] </list>"
