@@ -106,6 +106,32 @@ def test_plain_tuples_of_ints_take_a_short_path_with_the_same_outcome(solution):
         assert all(type(v) is int for v in fast.solutions[0])
 
 
+@pytest.mark.parametrize("value", ["plain", "", "x" * 65_536, "x" * 65_537, "nul\x00here",
+                                   "caf\u00e9", "a\udcffb"])
+def test_text_short_path_for_ascii_gives_what_the_full_check_gives(value):
+    """ASCII text within the limit and free of NUL passes unchanged without the
+    encode round trip; anything else takes the full way, with the same outcome."""
+    from compare.harness.boundary import TEXT_MAX, text
+    expected = value[:TEXT_MAX].encode("utf-8", "backslashreplace").decode("utf-8") \
+        .replace("\x00", "\\x00")
+    assert text(value, "message") == expected
+
+
+@pytest.mark.parametrize("field, value, ok", [
+    ("solve_s", 0.5, True), ("solve_s", 0.0, True), ("solve_s", math.inf, False),
+    ("solve_s", -math.inf, False), ("solve_s", math.nan, False), ("solve_s", 1e10, False),
+    ("nodes", 0, True), ("nodes", 2 ** 63 - 1, True), ("nodes", -1, False),
+    ("nodes", 2 ** 63, False), ("nodes", False, False),
+])
+def test_plain_numbers_take_a_short_path_and_bad_ones_are_still_named(field, value, ok):
+    result = solved(**{field: value})
+    assert (result.status == Status.SOLVED) == ok, result.message
+    if ok:
+        assert getattr(result, field) == value
+    else:
+        assert f": {field}: " in result.message
+
+
 def test_text_and_stats_are_made_safe_for_sqlite_csv_and_json():
     result = solved(message="a\udcffb", stats={("k",): {1: math.inf}, 2: b"x", "s": "\ud800"})
     assert result.status == Status.SOLVED

@@ -71,6 +71,30 @@ def test_line_format_writes_dots_and_the_alphabet():
     assert text.endswith("\n") and len(text) == 257
 
 
+@given(st.sampled_from([4, 9, 16]).flatmap(lambda n: st.tuples(
+    st.just(n), st.lists(st.integers(0, 25), min_size=n * n - 1, max_size=n * n + 1))),
+    st.one_of(st.none(), st.tuples(st.integers(0, 300), st.one_of(
+        st.integers(-3, 300), st.sampled_from([True, 2.0, "1"])))),
+    st.sampled_from([tuple, list]))
+@settings(max_examples=300, deadline=None)
+def test_an_answer_written_on_the_short_path_reads_as_the_grid_would(case, odd, kind):
+    """``format_answer`` writes a line without building a grid for it: the text, or the
+    fault, is what writing the grid of those values gives (an odd value anywhere)."""
+    n, values = case
+    if odd is not None and values:
+        values[odd[0] % len(values)] = odd[1]
+    puzzle = Sudoku(n, (0,) * (n * n))
+
+    def outcome(write):
+        try:
+            return write()
+        except Exception as exc:
+            return type(exc)
+
+    assert outcome(lambda: puzzle.format_answer(kind(values))) == \
+        outcome(lambda: format_grid(Sudoku(n, tuple(values)), "line"))
+
+
 def test_lower_case_letters_and_zero_blanks_are_accepted():
     upper, _ = parse_grid("ABCDEFG" + "0" * 249, "line")
     lower, _ = parse_grid("abcdefg" + "." * 249, "line")

@@ -83,6 +83,28 @@ def test_store_keeps_one_row_per_key_across_reopening(tmp_path):
     assert frame["verified"].tolist() == [True, True]
 
 
+def test_a_full_row_is_stored_column_for_column_and_a_partial_one_with_nulls(tmp_path):
+    rec = record("f:1", sudoku(BOJ))
+    task = Task(0, "f:1", "alldiff", "x", "first", 2, 10.0, 0)
+    answer = Result("x", "lib", "1.0", "first", Status.SOLVED, build_s=0.25, solve_s=0.5,
+                    nodes=7, backtracks=3, solutions=[tuple(full_grid_of_boj())],
+                    stats={"branches": 4, "traceback": "kept apart"}, cpu_s=0.75,
+                    peak_rss_mb=12.5, host="h")
+    full = result_row(task, rec, answer, ("b", "v"), finished_at="2026-01-01T00:00:00")
+    assert set(full) == set(COLUMNS)
+    assert type(full["status"]) is str and full["total_s"] == 0.75
+    assert full["traceback"] == "kept apart" and full["stats"] == '{"branches": 4}'
+    with Store(tmp_path) as store:
+        store.add(full)
+        store.add(row(engine="partial"))
+        frame = store.frame().set_index("engine")
+    stored = frame.loc["x"]
+    for column in COLUMNS:
+        if column != "engine":
+            assert stored[column] == full[column], column
+    assert pd.isna(frame.loc["partial", "backtracks"]) and pd.isna(frame.loc["partial", "host"])
+
+
 def test_store_meta_round_trip(tmp_path):
     with Store(tmp_path) as store:
         store.set_meta("config", {"a": [1, 2]})
@@ -329,6 +351,36 @@ def test_an_unsatisfiable_claim_is_wrong_once_a_solution_is_verified(tmp_path, c
     assert frame.loc["liar", "reason"] == ("claims unsatisfiable, but honest found a "
                                            "verified solution")
     assert frame.loc["honest", "verified"] == True     # noqa: E712
+
+
+def test_the_heap_is_frozen_while_results_are_settled_and_thawed_after(tmp_path):
+    """What was alive before the run stays out of the collector's walks until the end."""
+    import gc
+
+    from compare.harness.executor_api import Executor
+    from compare.harness.runner import execute
+
+    rec = record("f:1", sudoku(BOJ))
+    tasks = [Task(i, "f:1", "alldiff", "x", "first", 2, 10.0, i) for i in range(3)]
+    seen = []
+
+    class Answers(Executor):
+        steerable = True
+
+        def run(self, tasks, puzzles, skip=None, pauses=False):
+            for task in tasks:
+                seen.append(gc.get_freeze_count())
+                yield task, Result("x", "b", "v", "first", Status.SOLVED,
+                                   solutions=[tuple(full_grid_of_boj())])
+                yield None
+
+    frozen_before = gc.get_freeze_count()
+    with Store(tmp_path) as store:
+        timing = execute(tasks, {"f:1": rec}, Answers(), store, {"x": ("b", "v")},
+                         progress=False)
+        assert store.count() == 3 and timing["wrong"] == 0
+    assert len(seen) == 3 and min(seen) > frozen_before
+    assert gc.get_freeze_count() == 0        # unfrozen, whatever was frozen before
 
 
 def test_engine_stats_are_capped_with_a_note():

@@ -54,3 +54,30 @@ def test_no_process_an_engine_started_survives(tmp_path, options, status):
     finally:
         for left in spawned(mark):
             left.kill()
+
+
+def test_the_kept_children_file_is_read_afresh_and_a_fork_reads_its_own():
+    """``end_leftovers`` keeps ``/proc/.../children`` open and re-reads it from offset 0:
+    each read sees the children of that moment, and a forked child opens its own file
+    rather than reading its parent's list."""
+    from compare.harness.processes import _children
+    before = set(_children().split())
+    child = subprocess.Popen(["sleep", "30"])
+    try:
+        assert str(child.pid).encode() in _children().split()
+    finally:
+        child.kill()
+        child.wait()
+    assert set(_children().split()) == before
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:                 # the fork: its own (empty) list, not the parent's
+        os.close(read)
+        os.write(write, b"empty" if _children().split() == [] else b"parent's")
+        os._exit(0)
+    os.close(write)
+    try:
+        assert os.read(read, 100) == b"empty"
+    finally:
+        os.waitpid(pid, 0)
+        os.close(read)

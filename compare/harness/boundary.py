@@ -98,6 +98,8 @@ def status(value: Any) -> Status:
 
 def whole(value: Any, field: str, low: int = 0, high: int = INT_MAX) -> int:
     """A whole number from ``low`` to ``high`` (numpy integers become ``int``)."""
+    if type(value) is int and low <= value <= high:
+        return value          # the common case, without the ABC check below
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise InvalidField(field, f"expected a whole number, got {_kind(value)}")
     number = int(value)
@@ -109,6 +111,8 @@ def whole(value: Any, field: str, low: int = 0, high: int = INT_MAX) -> int:
 
 def number(value: Any, field: str, high: float) -> float:
     """A finite real number from 0 to ``high`` (numpy floats become ``float``)."""
+    if type(value) is float and 0 <= value <= high:
+        return value          # the common case (NaN and infinity fail the comparison)
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise InvalidField(field, f"expected a number, got {_kind(value)}")
     real = float(value)
@@ -165,6 +169,9 @@ def _plain_ints(values: tuple) -> bool:
 
 def text(value: Any, field: str) -> str:
     """Valid UTF-8 text of at most ``TEXT_MAX`` characters (lone surrogates escaped)."""
+    if type(value) is str and value.isascii() and len(value) <= TEXT_MAX \
+            and "\x00" not in value:
+        return value          # the common case: ASCII encodes as it is
     if value is None:
         return ""
     if isinstance(value, bytes):
@@ -185,6 +192,8 @@ def json_safe_stats(value: Any) -> dict[str, Any]:
         return {}
     if not isinstance(value, dict):
         raise InvalidField("stats", f"expected a dict, got {_kind(value)}")
+    if not value:
+        return {}
     return _json_safe(value, 0)
 
 

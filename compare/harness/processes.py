@@ -179,25 +179,43 @@ def end_leftovers(rounds: int = 8) -> int:
     A worker calls it when a task ends: whatever the engine started and left
     running (a solver binary, its helpers) goes, together with any process
     group of its own the child made (``start_new_session``). It reads one
-    small ``/proc`` file, a few microseconds, when the task started nothing.
+    small ``/proc`` file, through a descriptor kept open (``pread`` at offset
+    0 reads it afresh): about a microsecond when the task started nothing,
+    against 15 for an open, read and close per task.
     """
     ended = 0
     if not _REAPER["on"]:
         return ended
-    path = f"/proc/self/task/{os.getpid()}/children"
-    ours = os.getpgid(0)
+    ours = None
     for _ in range(rounds):          # a killed child's own children come back to us
         try:
-            with open(path, "rb") as handle:
-                pids = [int(p) for p in handle.read().split()]
+            pids = [int(p) for p in _children().split()]
         except (OSError, ValueError):
             return ended
         if not pids:
             return ended
+        ours = os.getpgid(0) if ours is None else ours
         for pid in pids:
             _end(pid, ours)
             ended += 1
     return ended
+
+
+_CHILDREN = {"pid": None, "fd": None}    # this process's children file, kept open
+
+
+def _children() -> bytes:
+    """The text of ``/proc/self/task/PID/children``: this process's children's pids."""
+    pid = os.getpid()
+    if _CHILDREN["pid"] != pid:          # first call, or a fork's child: a file of its own
+        _CHILDREN["fd"] = os.open(f"/proc/self/task/{pid}/children", os.O_RDONLY)
+        _CHILDREN["pid"] = pid
+    fd, size = _CHILDREN["fd"], 4096
+    while True:
+        text = os.pread(fd, size, 0)
+        if len(text) < size:
+            return text
+        size *= 4                        # more children than the buffer holds
 
 
 def _end(pid: int, ours: int) -> None:

@@ -12,6 +12,7 @@ agree on is checked once.
 """
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import sys
@@ -28,6 +29,7 @@ SHOUT_AT_MOST = 10     # wrong answers shouted while running; the report lists a
 BATCH = 2048           # results checked and stored together, at most
 STATS_MAX_CHARS = 16_384   # engine statistics kept per task, as JSON text
 ETA_EVERY_S = 10.0     # progress lines this far apart when stderr is no terminal
+SOLVED, UNSAT, TIMEOUT = Status.SOLVED.value, Status.UNSAT.value, Status.TIMEOUT.value
 
 
 def now_text() -> str:
@@ -62,6 +64,12 @@ def puzzle_text(rec: PuzzleRecord) -> str | None:
     return None
 
 
+def status_word(status) -> str:
+    """``str(status)``: the stored word. ``Status.__str__`` goes through the enum's
+    ``value`` property, a microsecond a call; every result asks several times."""
+    return status._value_ if type(status) is Status else str(status)
+
+
 def answer_string(puzzle, values, formulation: str | None = None) -> str:
     """The decoded answer on one line, as the puzzle writes it.
 
@@ -87,30 +95,35 @@ def result_row(task: Task, rec: PuzzleRecord, result: Result,
     time limit is stored as a timeout, which carries no verdict (the reason
     keeps what the checker said); a wrong one stays wrong however late.
     """
+    # Called once per result in the parent (a sweep stores 100,000): the status word
+    # and total are read once, and empty stats skip the copy and the JSON.
     puzzle = rec.puzzle
     verified, reason = verdict or judge_all([(task, result)], {task.puzzle_id: rec}, {})[0]
     status = result.status
-    if status in ANSWERED and result.total_s > task.timeout and verified:
-        reason = f"answered in {result.total_s:.2f} s, over the time limit; {reason}"
-        status = Status.TIMEOUT
+    total_s = result.build_s + result.solve_s
+    answered = status in ANSWERED
+    if answered and total_s > task.timeout and verified:
+        reason = f"answered in {total_s:.2f} s, over the time limit; {reason}"
+        status, answered = Status.TIMEOUT, False
     answer = None
     if result.solutions:
         answer = answer_string(puzzle, result.solutions[0], task.formulation)
-    stats = {k: v for k, v in result.stats.items() if k != "traceback"}
-    where = result.traceback or result.stats.get("traceback") or None
+    raw = result.stats
+    stats = {k: v for k, v in raw.items() if k != "traceback"} if raw else None
+    where = result.traceback or (raw.get("traceback") if raw else None) or None
     where = where if isinstance(where, str) else None
     return {
         "puzzle_id": task.puzzle_id, "source": rec.source, "kind": puzzle.kind,
         "size": puzzle.size, "clues": puzzle.clues, "engine": task.engine,
         "formulation": task.formulation, "mode": task.mode, "limit": task.limit,
-        "timeout": task.timeout, "repeat": task.repeat, "status": str(status),
-        "verified": verified if status in ANSWERED else None,
-        "build_s": result.build_s, "solve_s": result.solve_s, "total_s": result.total_s,
+        "timeout": task.timeout, "repeat": task.repeat, "status": status_word(status),
+        "verified": verified if answered else None,
+        "build_s": result.build_s, "solve_s": result.solve_s, "total_s": total_s,
         "nodes": result.nodes, "backtracks": result.backtracks,
         "library": result.library or identity[0], "version": result.version or identity[1],
         "count": result.count, "answer": answer, "reason": reason,
         "message": result.message[:500],
-        "stats": bounded_stats(stats),
+        "stats": bounded_stats(stats) if stats else None,
         "finished_at": finished_at or now_text(),
         "cpu_s": result.cpu_s, "peak_rss_mb": result.peak_rss_mb, "host": result.host,
         "traceback": where,
@@ -138,14 +151,14 @@ class Refutations:
         pid = row["puzzle_id"]
         if row["verified"] is not True:
             return []
-        if row["status"] == str(Status.UNSAT):
+        if row["status"] == UNSAT:
             if pid in self.solved_by:
                 row["verified"] = False
                 row["reason"] = _refuted(self.solved_by[pid])
             else:
                 self.claimed.add(pid)
             return []
-        if row["status"] == str(Status.SOLVED) and pid not in self.solved_by:
+        if row["status"] == SOLVED and pid not in self.solved_by:
             self.solved_by[pid] = row["engine"]
             if pid in self.claimed:      # the store is asked only when there is a claim
                 self.claimed.discard(pid)
@@ -175,10 +188,12 @@ class TimeoutsOnce:
             self.timed_out.setdefault(key, (row["repeat"], result))
 
     def note(self, task: Task, row: dict, result: Result) -> None:
-        if row["status"] == str(Status.TIMEOUT) and not result.message.startswith(NOT_REPEATED):
+        if row["status"] == TIMEOUT and not result.message.startswith(NOT_REPEATED):
             self.timed_out.setdefault(task.key[:-1], (task.repeat, result))
 
     def skip(self, task: Task) -> Result | None:
+        if not self.timed_out:          # asked of every task handed out: most runs have none
+            return None
         found = self.timed_out.get(task.key[:-1])
         if found is None or found[0] >= task.repeat:
             return None
@@ -210,7 +225,7 @@ def judge_all(done: list[tuple[Task, Result]], records: dict[str, PuzzleRecord],
     cache belongs to one run: it is keyed by puzzle id, which names one puzzle
     only within a run, and two runs may go on at once in one process.
     """
-    keys = [(task.puzzle_id, task.formulation, task.mode, task.limit, str(result.status),
+    keys = [(task.puzzle_id, task.formulation, task.mode, task.limit, status_word(result.status),
              result.count, _answers(result)) for task, result in done]
     new: dict[tuple, Claim] = {}
     for key, (task, result) in zip(keys, done):
@@ -267,6 +282,11 @@ def execute(tasks: list[Task], records: dict[str, PuzzleRecord], executor: Execu
     """
     bar = _progress(len(tasks), progress)
     started = time.perf_counter() if started is None else started
+    # What is alive now (tasks, puzzles, records: a few objects per task) is kept out
+    # of the garbage collector's sight until the run ends. Results arriving allocate
+    # fast, and each full collection walked all of it again: on a 49,000-task sweep,
+    # 0.5 s of the parent's CPU (10 us a result), against 0.1 s frozen.
+    gc.freeze()
     cpu, first, last = time.process_time(), None, None
     tally = {"wrong": 0, "task_s": 0.0, "stored": 0}
     puzzles = {pid: rec.puzzle for pid, rec in records.items()}
@@ -322,7 +342,8 @@ def execute(tasks: list[Task], records: dict[str, PuzzleRecord], executor: Execu
             settle()             # stopped while results waited: they are kept
         raise
     finally:
-        store.flush()
+        gc.unfreeze()            # collectable again (another run in this process may
+        store.flush()            # have frozen it too: then it is merely collected sooner)
         if bar is not None:
             bar.close()
     return {"tasks": len(tasks), "results": tally["stored"], "wrong": tally["wrong"],

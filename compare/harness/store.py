@@ -14,6 +14,7 @@ import os
 import sqlite3
 import time
 from contextlib import contextmanager
+from operator import itemgetter
 from pathlib import Path
 from typing import Callable, Self
 
@@ -30,6 +31,7 @@ COLUMNS = (
     "reason", "message", "stats", "finished_at", "cpu_s", "peak_rss_mb", "host", "traceback",
 )
 KEY = ("puzzle_id", "formulation", "engine", "mode", "repeat")
+_IN_ORDER = itemgetter(*COLUMNS)   # a row's values in column order, in one C call
 PUZZLE_COLUMNS = ("puzzle_id", "source", "origin", "line", "kind", "size", "clues",
                   "formulations", "text", "digest")
 
@@ -210,7 +212,11 @@ class Store(ClosedOnExit):
     # ----- writing -------------------------------------------------------------
     def add(self, row: dict) -> None:
         """One finished task; committed with the others of the last ``FLUSH_S``."""
-        self._buffer.append([row.get(c) for c in COLUMNS])
+        try:
+            values = _IN_ORDER(row)       # every column named: the runner's rows
+        except KeyError:                  # a partial row: the missing columns are NULL
+            values = [row.get(c) for c in COLUMNS]
+        self._buffer.append(values)
         if time.perf_counter() - self._flushed >= FLUSH_S:
             self.flush()
 
