@@ -50,6 +50,7 @@ def test_every_kind_of_answer_gets_the_verdict_verify_gives():
     answers = [
         BOJ_SOLVED, swapped(BOJ_SOLVED, blank, blank + 1), changed(BOJ_SOLVED, blank, 0),
         changed(BOJ_SOLVED, blank, 10), changed(BOJ_SOLVED, given_cell, 0),
+        changed(BOJ_SOLVED, blank, -1), changed(BOJ_SOLVED, blank, 300),   # past a byte
         [float(v) for v in BOJ_SOLVED], list(BOJ_SOLVED)[:-1], [True] * 81,
     ]
     claims = [Claim(BOJ, form, result(a)) for a in answers for form in ("alldiff", "pairwise")]

@@ -353,6 +353,32 @@ def test_an_unsatisfiable_claim_is_wrong_once_a_solution_is_verified(tmp_path, c
     assert frame.loc["honest", "verified"] == True     # noqa: E712
 
 
+def test_each_distinct_answer_is_judged_once_and_every_result_gets_its_verdict(monkeypatch):
+    from compare.harness import runner
+    from compare.judge.checker import verify
+    rec = record("f:1", sudoku(BOJ))
+    good = tuple(full_grid_of_boj())
+    bad = (good[1], good[0]) + good[2:]
+    odd = (300,) + good[1:]                  # out of a byte: kept as a tuple in the key
+    task = Task(0, "f:1", "alldiff", "x", "first", 2, 10.0, 0)
+    answers = [good, bad, good, odd, bad, good]
+    done = [(task, Result("x", "b", "v", "first", Status.SOLVED, solutions=[a]))
+            for a in answers]
+    judged = []
+    real = runner.verify_many
+    monkeypatch.setattr(runner, "verify_many",
+                        lambda claims, model_of: judged.append(len(claims)) or
+                        real(claims, model_of))
+    cache: dict = {}
+    first = runner.judge_all(done[:4], {"f:1": rec}, cache)
+    again = runner.judge_all(done[4:], {"f:1": rec}, cache)
+    assert judged == [3]                   # good, bad, odd; nothing new the second time
+    model = rec.puzzle.to_model("alldiff")
+    expected = [verify(rec.puzzle, model, result, "alldiff", 2) for _, result in done]
+    assert first + again == expected
+    assert [ok for ok, _ in expected] == [True, False, True, False, False, True]
+
+
 def test_the_heap_is_frozen_while_results_are_settled_and_thawed_after(tmp_path):
     """What was alive before the run stays out of the collector's walks until the end."""
     import gc

@@ -225,23 +225,40 @@ def judge_all(done: list[tuple[Task, Result]], records: dict[str, PuzzleRecord],
     cache belongs to one run: it is keyed by puzzle id, which names one puzzle
     only within a run, and two runs may go on at once in one process.
     """
-    keys = [(task.puzzle_id, task.formulation, task.mode, task.limit, status_word(result.status),
-             result.count, _answers(result)) for task, result in done]
-    new: dict[tuple, Claim] = {}
-    for key, (task, result) in zip(keys, done):
-        if key not in cache and key not in new:
-            new[key] = Claim(records[task.puzzle_id].puzzle, task.formulation, result,
-                             task.limit)
+    verdicts: list = [None] * len(done)
+    new: dict[tuple, tuple[Claim, list[int]]] = {}
+    for index, (task, result) in enumerate(done):
+        key = (task.puzzle_id, task.formulation, task.mode, task.limit,
+               status_word(result.status), result.count, _answers(result))
+        found = cache.get(key)
+        if found is not None:
+            verdicts[index] = found
+            continue
+        waiting = new.get(key)
+        if waiting is None:
+            new[key] = waiting = (Claim(records[task.puzzle_id].puzzle, task.formulation,
+                                        result, task.limit), [])
+        waiting[1].append(index)
     if new:
-        cache.update(zip(new, verify_many(list(new.values()), _model_of)))
-    return [cache[key] for key in keys]
+        judged = verify_many([claim for claim, _ in new.values()], _model_of)
+        for (key, (_, indices)), verdict in zip(new.items(), judged):
+            cache[key] = verdict
+            for index in indices:
+                verdicts[index] = verdict
+    return verdicts
 
 
 def _answers(result: Result) -> tuple:
+    """The answers as a key part. Whole numbers from 0 to 255 (a Sudoku's) are kept as
+    ``bytes``, whose hash is computed once, not at each of the cache's look-ups."""
     try:
-        return tuple(map(tuple, result.solutions))
+        answers = tuple(map(tuple, result.solutions))
     except TypeError:             # not a list of sequences: judged (and refused) as it is
         return (repr(result.solutions),)
+    try:
+        return tuple(map(bytes, answers))
+    except (ValueError, TypeError):
+        return answers
 
 
 def _model_of(claim: Claim):
