@@ -379,12 +379,13 @@ def test_each_distinct_answer_is_judged_once_and_every_result_gets_its_verdict(m
     assert [ok for ok, _ in expected] == [True, False, True, False, False, True]
 
 
-def test_the_heap_is_frozen_while_results_are_settled_and_thawed_after(tmp_path):
-    """What was alive before the run stays out of the collector's walks until the end."""
+def test_the_collector_is_kept_small_while_results_stream_and_put_back_after(tmp_path):
+    """What was alive before the run stays out of the collector's walks, and the young
+    generation is collected rarely, until the run ends; then both are as they were."""
     import gc
 
     from compare.harness.executor_api import Executor
-    from compare.harness.runner import execute
+    from compare.harness.runner import YOUNG_OBJECTS, execute
 
     rec = record("f:1", sudoku(BOJ))
     tasks = [Task(i, "f:1", "alldiff", "x", "first", 2, 10.0, i) for i in range(3)]
@@ -395,18 +396,40 @@ def test_the_heap_is_frozen_while_results_are_settled_and_thawed_after(tmp_path)
 
         def run(self, tasks, puzzles, skip=None, pauses=False):
             for task in tasks:
-                seen.append(gc.get_freeze_count())
+                seen.append((gc.get_freeze_count(), gc.get_threshold()[0]))
                 yield task, Result("x", "b", "v", "first", Status.SOLVED,
                                    solutions=[tuple(full_grid_of_boj())])
                 yield None
 
-    frozen_before = gc.get_freeze_count()
+    class Breaks(Executor):
+        def run(self, tasks, puzzles):
+            raise RuntimeError("the executor fails")
+            yield
+
+    before = gc.get_threshold()
     with Store(tmp_path) as store:
         timing = execute(tasks, {"f:1": rec}, Answers(), store, {"x": ("b", "v")},
                          progress=False)
         assert store.count() == 3 and timing["wrong"] == 0
-    assert len(seen) == 3 and min(seen) > frozen_before
-    assert gc.get_freeze_count() == 0        # unfrozen, whatever was frozen before
+        with pytest.raises(RuntimeError):
+            execute(tasks, {"f:1": rec}, Breaks(), store, {"x": ("b", "v")}, progress=False)
+    assert len(seen) == 3
+    assert all(frozen > 0 and young == max(before[0], YOUNG_OBJECTS) for frozen, young in seen)
+    assert gc.get_freeze_count() == 0 and gc.get_threshold() == before
+
+
+def test_runs_on_two_threads_share_the_quiet_collector_and_the_last_puts_it_back():
+    import gc
+
+    from compare.harness.runner import YOUNG_OBJECTS, collector_back, collector_quiet
+    before = gc.get_threshold()
+    collector_quiet()                       # one run starts
+    collector_quiet()                       # another, on another thread
+    collector_back()                        # the first ends: the second still streams
+    assert gc.get_threshold()[0] == max(before[0], YOUNG_OBJECTS)
+    assert gc.get_freeze_count() > 0
+    collector_back()
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0
 
 
 def test_engine_stats_are_capped_with_a_note():
