@@ -100,6 +100,22 @@ def test_a_large_batch_of_good_answers_is_accepted_with_one_model_build():
     assert len(built) == 1
 
 
+def test_a_structure_is_prepared_once_and_small_batches_judge_as_one_large_one():
+    from compare.judge import batch
+    blank = next(i for i, v in enumerate(BOJ.grid) if v == 0)
+    answers = [BOJ_SOLVED, swapped(BOJ_SOLVED, blank, blank + 1), changed(BOJ_SOLVED, blank, 0)]
+    for form in ("alldiff", "pairwise"):
+        claims = [Claim(BOJ, form, result(a)) for a in answers * 3]
+        structure = model_of(claims[0]).structure
+        whole = verify_many(claims, model_of)
+        prepared = batch._prepared(structure)
+        assert batch._prepared(structure) is prepared     # kept, not made again
+        pieces = [v for i in range(0, len(claims), 2) for v in verify_many(claims[i:i + 2],
+                                                                          model_of)]
+        assert pieces == whole == one_by_one(claims)
+        assert batch._prepared(model_of(claims[0]).structure) is prepared
+
+
 def test_the_batch_checker_shares_nothing_with_engines_or_the_sudoku_model():
     tree = ast.parse((ROOT / "compare" / "judge" / "batch.py").read_text())
     imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}

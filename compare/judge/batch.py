@@ -157,26 +157,54 @@ def _permutations(values: np.ndarray, groups: np.ndarray, n: int) -> np.ndarray:
 
 def _model_holds(values: np.ndarray, structure) -> np.ndarray:
     """Per answer, whether every domain and constraint of ``structure`` holds."""
-    low, high = _bounds(structure.domains)
+    low, high, checks = _prepared(structure)
     good = ((values >= low) & (values <= high)).all(axis=1)
+    for kind, arrays in checks:
+        if kind is AllDifferent:
+            good &= _all_different(values[:, arrays])
+        elif kind is NotEqualOffset:
+            xs, ys, cs = arrays
+            good &= (values[:, xs] != values[:, ys] + cs).all(axis=1)
+        else:                              # Linear
+            index, coeffs, op, rhs = arrays
+            good &= _OPS[op](values[:, index] @ coeffs, rhs)
+    return good
+
+
+_PREPARED: dict[int, tuple] = {}     # id(structure) -> (structure, its arrays)
+
+
+def _prepared(structure) -> tuple:
+    """The structure's bounds and constraints as index arrays, made once per structure.
+
+    Made afresh per batch they cost about 100 us: with hard puzzles a batch
+    holds a few results, and this was most of their judging. The structure is
+    kept beside its arrays, so its id names it for as long as the entry lives.
+    """
+    found = _PREPARED.get(id(structure))
+    if found is not None and found[0] is structure:
+        return found[1]
+    low, high = _bounds(structure.domains)
     by_kind: dict[type, list] = {}
     for con in structure.constraints:
         by_kind.setdefault(type(con), []).append(con)
+    checks: list[tuple] = []
     for kind, cons in by_kind.items():
         if kind is AllDifferent:
             for width in {len(c.vars) for c in cons}:
-                index = np.array([c.vars for c in cons if len(c.vars) == width])
-                good &= _all_different(values[:, index])
+                checks.append((kind, np.array([c.vars for c in cons if len(c.vars) == width])))
         elif kind is NotEqualOffset:
-            xs, ys, cs = (np.array([getattr(c, a) for c in cons]) for a in ("x", "y", "c"))
-            good &= (values[:, xs] != values[:, ys] + cs).all(axis=1)
+            checks.append((kind, tuple(np.array([getattr(c, a) for c in cons])
+                                       for a in ("x", "y", "c"))))
         elif kind is Linear:
-            for con in cons:
-                total = values[:, list(con.vars)] @ np.array(con.coeffs, dtype=np.int64)
-                good &= _OPS[con.op](total, con.rhs)
+            checks.extend((kind, (list(con.vars), np.array(con.coeffs, dtype=np.int64),
+                                  con.op, con.rhs)) for con in cons)
         else:
             raise ValueError(f"{kind.__name__} is not vectorised")
-    return good
+    if len(_PREPARED) >= 64:               # a run meets a few shapes; never grow unbounded
+        _PREPARED.clear()
+    _PREPARED[id(structure)] = (structure, (low, high, checks))
+    return low, high, checks
 
 
 def _bounds(domains) -> tuple[np.ndarray, np.ndarray]:
