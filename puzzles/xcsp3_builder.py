@@ -67,17 +67,23 @@ class Builder:
     def values(self, term) -> tuple[int, ...]:
         return (term,) if isinstance(term, int) else self.domains[term[1]]
 
-    def table(self, scope: list, rows, in_order: bool = False) -> None:
+    def table(self, scope: list, rows, in_order: bool = False, same_as=None) -> None:
         """A Table over ``scope`` (variables and constants mixed) from full rows.
 
         Rows given as an array (an enumeration of the domains) hold no repeats
         unless constants are projected away; lists go through a set, and are
         sorted unless ``in_order`` (rows already unique, kept in the file's order:
         sorting a 100,000-row table would cost more than reading it).
+        ``same_as``: a key that determines the rows; tables with one key share
+        one tuple of rows (the 98 element constraints of a word square over
+        60,000 words hold 7 distinct row sets: made once, pickled once).
         """
         keep = [k for k, t in enumerate(scope) if not isinstance(t, int)]
         variables = tuple(scope[k][1] for k in keep)
-        if isinstance(rows, np.ndarray):
+        shared = None if same_as is None else ("rows", same_as, tuple(keep))
+        if shared in self.cache:
+            tuples = self.cache[shared]
+        elif isinstance(rows, np.ndarray):
             if len(keep) < len(scope):
                 rows = np.unique(rows[:, keep], axis=0) if len(rows) else rows[:, keep]
             tuples = tuple(map(tuple, rows.tolist()))
@@ -87,6 +93,8 @@ class Builder:
             tuples = tuple(rows)
         else:
             tuples = tuple(sorted(set(map(tuple, rows))))
+        if shared is not None:
+            self.cache[shared] = tuples
         if not variables:
             if not tuples:
                 self.constraints.append(Table((0,), ()))

@@ -61,16 +61,20 @@ def translate(instance: Instance) -> Model:
 class _Builder(Builder):
     """The builder with one method per XCSP3 form (``form_<name>``)."""
 
+    flags_ahead = 0      # auxiliary flags the lists' allDifferent forms will make
+
     # ----- the forms ------------------------------------------------------------------
     def precheck(self, con: tuple) -> None:
         """Refuse at once what ``add`` would refuse only after its earlier work."""
         if not hasattr(self, "form_" + con[0]):
             self.add(con)
         elif con[0] == "allDifferentLists" and not con[2]:
-            lists = con[1]
-            needed = len(lists) * (len(lists) - 1) // 2 * max(map(len, lists), default=0)
-            if needed > limits.MAX_AUX_VARIABLES:
-                self.form_allDifferentLists(lists, ())
+            lists = con[1]       # the flags of every such constraint count together
+            self.flags_ahead += len(lists) * (len(lists) - 1) // 2 * max(map(len, lists), default=0)
+            if self.flags_ahead > limits.MAX_AUX_VARIABLES:
+                raise Untranslatable(f"allDifferent over lists: the decompositions need "
+                                     f"{self.flags_ahead:,} auxiliary variables, more than "
+                                     f"{limits.MAX_AUX_VARIABLES:,}")
         elif con[0] == "extension" and con[3] and len(con[2]) > limits.MAX_STARRED_ROWS:
             domains = [len(self.values(t)) for t in con[1]]
             expanded = sum(math.prod(d for d, v in zip(domains, row) if v is STAR)
@@ -255,9 +259,19 @@ class _Builder(Builder):
         op, operand = cond
         index = self.expression(index)
         valid = [j for j in self.values(index) if 0 <= j < len(terms)]
-        if all(isinstance(terms[j], int) for j in valid):     # a list of constants: one Table
+        plain = set(map(type, terms)) == {int}
+        if plain or all(isinstance(terms[j], int) for j in valid):   # constants: one Table
             values = self.values(operand) if not isinstance(operand[0], str) or \
                 operand[0] == "var" else None
+            if values is not None and plain and op == "eq":
+                # numpy, as a word list's index runs over 60,000 values
+                same = ("element", terms, tuple(valid), values)
+                at = np.array(valid, np.int64)
+                found = np.array(terms, np.int64)[at]
+                keep = np.isin(found, np.fromiter(values, np.int64, len(values)))
+                self.table([index, operand], np.column_stack((at[keep], found[keep])),
+                           same_as=same)
+                return
             if values is not None:
                 allowed = set(values)
                 rows = ([(j, terms[j]) for j in valid if terms[j] in allowed] if op == "eq"

@@ -113,6 +113,10 @@ CASES = {
     "element-constants": ("<element><list> 3 1 0 2 </list><index> x[0] </index>"
                           "<value> x[1] </value></element>",
                           lambda x: (3, 1, 0, 2)[x[0]] == x[1]),
+    "element-constants-twice": ("<element><list> 3 1 0 2 </list><index> x[0] </index>"
+                                "<value> x[1] </value></element><element><list> 3 1 0 2 "
+                                "</list><index> x[2] </index><value> x[3] </value></element>",
+                                lambda x: (3, 1, 0, 2)[x[0]] == x[1] and (3, 1, 0, 2)[x[2]] == x[3]),
     "channel": ("<channel> x[] </channel>",
                 lambda x: all(x[x[i]] == i for i in range(4))),
     "channel-two": ("<channel><list> x[0] x[1] </list><list> y[0] y[1] </list></channel>",
@@ -405,6 +409,25 @@ def test_a_large_table_without_stars_stays_one_table(tmp_path, monkeypatch):
     expected = reference(puzzle, lambda x: (x[0], x[1], x[2]) in table.tuples)
     solver = engine_or_skip("backtracking", model, "count")
     assert solver.solve(model, "count", 10_000, 60).count == len(expected) == 3 * 4
+
+
+def test_element_tables_over_one_list_of_constants_share_their_rows(tmp_path):
+    first, second = case_file(tmp_path, "element-constants-twice").to_model().structure.constraints
+    assert first.vars != second.vars and first.tuples is second.tuples
+
+
+def test_the_flags_of_every_lists_alldifferent_count_before_any_is_built(tmp_path, monkeypatch):
+    monkeypatch.setattr(xcsp3_limits, "MAX_AUX_VARIABLES", 3)    # each needs 2, both 4
+    path = tmp_path / "lists.xml"
+    one = "<allDifferent><list> x[0] x[1] </list><list> x[2] x[3] </list></allDifferent>"
+    path.write_text(xml(one + one.replace("x[1]", "x[0]")))
+    built = []
+    monkeypatch.setattr(xcsp3_model._Builder, "form_allDifferentLists",
+                        lambda self, *args: built.append(args))
+    structure = load_file(str(path)).to_model().structure
+    assert structure.unsupported == ("allDifferent over lists: the decompositions need 4 "
+                                     "auxiliary variables, more than 3")
+    assert not built
 
 
 def test_a_channel_between_lists_of_different_lengths_is_one_way(tmp_path):

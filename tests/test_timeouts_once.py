@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 from collections import deque
+from types import SimpleNamespace
 
 import pytest
 
+from compare.harness.executor import LocalExecutor
 from compare.harness.executor_api import Executor
 from compare.harness.runner import NOT_REPEATED, TimeoutsOnce, not_repeated
 from compare.harness.tasks import Task
@@ -50,14 +52,30 @@ def test_take_runnable_answers_skipped_tasks_and_stops_at_one_to_run():
     assert [t.tid for t, _ in answered] == [1, 3] and not pending
 
 
+def test_a_task_waits_while_its_earlier_repeat_runs_and_one_behind_it_goes_first():
+    executor = LocalExecutor(1, ["e"])
+    executor.skip = TimeoutsOnce().skip
+    executor.pool = [SimpleNamespace(inflight=deque([_task(0)]))]     # repeat 0 is running
+    pending = deque([_task(1), _task(2, puzzle="p:2"), _task(3)])
+    assert executor._may_start(pending)
+    assert [(t.puzzle_id, t.repeat) for t in pending] == [("p:2", 2), ("p:1", 1), ("p:1", 3)]
+    blocked = deque([_task(1), _task(3)])
+    assert not executor._may_start(blocked) and len(blocked) == 2
+    executor.pool[0].inflight.clear()
+    assert executor._may_start(blocked) and blocked[0].repeat == 1
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("force, sample", [(False, 2), (True, 2), (False, 1)])
-def test_a_run_does_not_repeat_timeouts_unless_asked(small, tmp_path, force, sample):  # noqa: F811
+@pytest.mark.parametrize("force, sample, workers", [(False, 2, 1), (True, 2, 1), (False, 1, 1),
+                                                    (False, 1, 2)])
+def test_a_run_does_not_repeat_timeouts_unless_asked(small, tmp_path, force, sample,  # noqa: F811
+                                                     workers):
     """With one puzzle, a timeout's next repeat is the very next task of its engine:
-    it must not be handed out before the timeout is recorded."""
+    it must not be handed out before the timeout is recorded, not even to a second
+    worker that is free while the first runs it."""
     out = tmp_path / "run"
     proc = run("--puzzles", small, "--sample", sample, "--engines", "fake,fake-sleep",
-               "--timeout", 0.2, "--repeat", 3, "--workers", 1, "--out", out,
+               "--timeout", 0.2, "--repeat", 3, "--workers", workers, "--out", out,
                *(["--repeat-timeouts"] if force else []))
     assert proc.returncode == 0, proc.stderr
     frame = results(out)

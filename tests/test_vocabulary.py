@@ -21,7 +21,7 @@ from engines import Status
 ROOT = Path(__file__).resolve().parents[1]
 FOLDERS = ("compare", "engines")
 STATUS_WORDS = frozenset(str(s) for s in Status)
-VERDICT_WORDS = frozenset((verdict.VERIFIED, verdict.WRONG, verdict.WRONG_ANSWER,
+VERDICT_WORDS = frozenset((verdict.VERIFIED, verdict.WRONG, verdict.WRONG_ANSWER, verdict.UNANSWERED,
                            verdict.DISAGREEMENT))
 WORDS = STATUS_WORDS | VERDICT_WORDS
 # Where each word is defined: the module, and the class holding it (None: module level).

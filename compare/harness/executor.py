@@ -59,6 +59,7 @@ import os
 import time
 from collections import deque
 from contextlib import nullcontext
+from itertools import islice
 from multiprocessing.connection import wait
 from typing import Iterable, Iterator
 
@@ -94,6 +95,7 @@ MAX_CHUNK = 1024          # enough microsecond solves to fill a chunk's CHUNK_S,
                           # worker does not wait for the parent between short chunks
 TAKE_BACK_AFTER_S = 0.02  # a task running longer may lose the tasks queued behind it
 MAX_FAILED_STARTS = 3     # workers in a row that die before they are ready
+WAITING_SCAN = 256        # queued tasks looked at for one that need not wait
 MEMORY_POLL_S = 0.02      # how often busy workers' memory is read under a memory limit
 
 
@@ -205,10 +207,19 @@ class LocalExecutor(Executor):
                 if free <= 0:
                     return
                 queue = pending.queues[engine]
-                if self.preparing.holds(engine) or not self.take_runnable(queue, self.skip,
-                                                                           answered):
+                if self.preparing.holds(engine) or not self.take_runnable(
+                        queue, self.skip, answered) or not self._may_start(queue):
                     continue
+                # Each repeat runs in processes of its own, so a task's median over
+                # its repeats samples several processes: one process's speed may sit
+                # 1.5x off another's for its whole life (code and heap placement).
+                # A process of an earlier repeat leaves once idle; a later one also
+                # takes stragglers of earlier repeats.
+                head = queue[0].repeat
                 idle = [w for w in self.pool if w.engine == engine and not w.busy]
+                for w in [w for w in idle if w.round is not None and w.round < head]:
+                    self._stop(w)
+                    idle.remove(w)
                 if idle:
                     taken = self._send(idle[0], self._chunk(queue, answered), puzzles, pending)
                 elif self._room_for(engine):
@@ -218,6 +229,23 @@ class LocalExecutor(Executor):
                     continue
                 free -= taken
                 handed = handed or bool(taken)
+
+    def _may_start(self, queue: deque) -> bool:
+        """Whether the head of ``queue`` may start now, put there if need be.
+
+        A task whose earlier repeat is still running waits for that verdict (a
+        timeout makes it a stand-in, unrun); the first task behind it that need
+        not wait goes first instead."""
+        if self.skip is None or queue[0].repeat == 0:
+            return True
+        running = {t.key[:-1] for w in self.pool for t in w.inflight}
+        for index, task in enumerate(islice(queue, WAITING_SCAN)):
+            if task.key[:-1] not in running and (index == 0 or self.skip(task) is None):
+                if index:
+                    del queue[index]
+                    queue.appendleft(task)
+                return True
+        return False
 
     def _send(self, w: Worker, chunk: list[Task], puzzles: dict, pending: Pending) -> int:
         """Hand ``chunk`` to ``w``; 1 when it took it (a core is now in use)."""
@@ -231,6 +259,7 @@ class LocalExecutor(Executor):
             pending.put_back(chunk)          # the death is handled in _collect
             return 0
         w.known.update(new)
+        w.round = max(w.round if w.round is not None else -1, chunk[0].repeat)
         w.inflight.extend(chunk)
         w.since, w.shaping = time.perf_counter(), False
         return 1
@@ -268,6 +297,8 @@ class LocalExecutor(Executor):
             return chunk
         budget = CHUNK_S - guess
         while self.take_runnable(pending, self.skip, answered) and len(chunk) < MAX_CHUNK:
+            if pending[0].repeat != chunk[0].repeat:
+                break                      # the next repeat runs in a process of its own
             guess = self._guess(pending[0])
             if guess is None or guess >= SHORT_TASK_S or guess > budget:
                 break

@@ -22,6 +22,7 @@ from typing import Sequence
 
 from compare.judge.rulebook import rules_for, whole_numbers
 from compare.judge.rules import BUILTIN  # noqa: F401  (registers the built-in judges)
+from compare.judge.verdict import UNANSWERED
 from engines import ANSWERED, Status
 from puzzles.model import AllDifferent, Linear, NotEqualOffset, Table
 
@@ -126,7 +127,7 @@ def verify(puzzle, model, result, formulation: str | None = None,
     """
     status = str(getattr(result.status, "value", result.status))
     if status in NO_ANSWER:
-        return False, f"no answer: {status}"
+        return False, f"{UNANSWERED}: {status}"
     solutions = [tuple(s) for s in result.solutions]
     if status == UNSAT:
         if solutions or result.count:

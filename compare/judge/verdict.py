@@ -31,6 +31,7 @@ from engines import ANSWERED_WORDS, FAILED_WORDS, Status
 # The judge's words: an answer checked and found right or wrong (a wrong answer shows
 # WRONG in place of its status), and the two kinds of finding.
 VERIFIED, WRONG = "verified", "wrong"
+UNANSWERED = "no answer"    # a task whose status carries none (a timeout, a crash...)
 WRONG_ANSWER, DISAGREEMENT = "wrong answer", "disagreement"
 
 

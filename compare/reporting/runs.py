@@ -24,7 +24,7 @@ from pathlib import Path
 import pandas as pd
 
 from compare.harness.folder import RunFolder
-from compare.judge.verdict import VERIFIED
+from compare.judge.verdict import UNANSWERED, VERIFIED, WRONG
 from compare.reporting import paired, summary
 from engines import ANSWERED_WORDS
 
@@ -206,8 +206,8 @@ def _changed(tasks_a, tasks_b, other: set) -> pd.DataFrame:
     """Tasks whose status (the most common over repeats) or verdict differs."""
     def verdicts(tasks):
         answered = tasks["status"].isin(ANSWERED_WORDS)
-        said = pd.Series("no answer", index=tasks.index).mask(answered, VERIFIED)
-        return tasks[TASK + ["status"]].assign(verdict=said.mask(tasks["wrong"], "WRONG"))
+        said = pd.Series(UNANSWERED, index=tasks.index).mask(answered, VERIFIED)
+        return tasks[TASK + ["status"]].assign(verdict=said.mask(tasks["wrong"], WRONG))
     both = verdicts(tasks_a).merge(verdicts(tasks_b), on=TASK, suffixes=("_a", "_b"))
     both = both[~both["puzzle_id"].isin(other)]
     moved = (both["status_a"] != both["status_b"]) | (both["verdict_a"] != both["verdict_b"])
