@@ -32,9 +32,7 @@ so the harness can be driven into its fault paths:
 * ``fake-odd``   : ``fake``, but its result has the odd values ``ODD[field]`` on
   puzzles whose line number is a multiple of ``every`` (default 1: all of them);
 * ``fake-slowed`` : ``fake`` after a nap of ``nap`` seconds (default 0.01) plus
-  ``$FAKE_EXTRA_NAP_S``, so runs of the same engine label can differ in speed;
-* ``fake-pid`` : ``fake``, with the id of the process that solved in its
-  statistics (``pid``).
+  ``$FAKE_EXTRA_NAP_S``, so runs of the same engine label can differ in speed.
 """
 from __future__ import annotations
 
@@ -326,16 +324,7 @@ class SpawnEngine(_FaultyEngine):
         return FakeEngine.search(self, translated, mode, limit, deadline)
 
 
-class PidEngine(FakeEngine):
-    name = "fake-pid"
-
-    def search(self, translated, mode, limit, deadline):
-        outcome = super().search(translated, mode, limit, deadline)
-        outcome.stats["pid"] = os.getpid()
-        return outcome
-
-
 for _cls in (FakeEngine, WrongEngine, SleepEngine, CrashEngine, ErrorEngine, UnsatEngine,
              NapEngine, DoomedEngine, HogEngine, RaiseEngine, ExitEngine, OddStatsEngine,
-             StallEngine, CompileEngine, OddEngine, SlowedEngine, SpawnEngine, PidEngine):
+             StallEngine, CompileEngine, OddEngine, SlowedEngine, SpawnEngine):
     engines.register(_cls.name, _cls)

@@ -197,21 +197,6 @@ def test_formulations_and_files_sharing_a_stem(small, tmp_path):
     assert re.search(r"^\| formulation +\|", (out / "summary.md").read_text(), re.M)
 
 
-def test_each_repeat_runs_in_processes_of_its_own(small, tmp_path):
-    out = tmp_path / "run"
-    proc = run("--puzzles", small, "--engines", "fake-pid,fake", "--repeat", 3,
-               "--workers", 2, "--out", out)
-    assert proc.returncode == 0, proc.stderr
-    frame = results(out)
-    mine = frame[frame["engine"] == "fake-pid"]
-    pids = mine["stats"].map(lambda text: json.loads(text)["pid"])
-    per_repeat = [set(pids[mine["repeat"] == r]) for r in range(3)]
-    assert len(mine) == 3 * 6 and all(per_repeat)
-    assert not (per_repeat[0] & per_repeat[1] or per_repeat[1] & per_repeat[2]
-                or per_repeat[0] & per_repeat[2]), per_repeat
-    assert json.loads((out / "meta.json").read_text())["runs"][-1]["processes"]["fake-pid"] >= 3
-
-
 def test_seed_variant_times_out_on_an_anti_brute_force_puzzle(tmp_path):
     puzzle = tmp_path / "hard.txt"
     puzzle.write_text(ANTI_BRUTE_FORCE + "\n")

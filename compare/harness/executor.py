@@ -210,16 +210,7 @@ class LocalExecutor(Executor):
                 if self.preparing.holds(engine) or not self.take_runnable(
                         queue, self.skip, answered) or not self._may_start(queue):
                     continue
-                # Each repeat runs in processes of its own, so a task's median over
-                # its repeats samples several processes: one process's speed may sit
-                # 1.5x off another's for its whole life (code and heap placement).
-                # A process of an earlier repeat leaves once idle; a later one also
-                # takes stragglers of earlier repeats.
-                head = queue[0].repeat
                 idle = [w for w in self.pool if w.engine == engine and not w.busy]
-                for w in [w for w in idle if w.round is not None and w.round < head]:
-                    self._stop(w)
-                    idle.remove(w)
                 if idle:
                     taken = self._send(idle[0], self._chunk(queue, answered), puzzles, pending)
                 elif self._room_for(engine):
@@ -259,7 +250,6 @@ class LocalExecutor(Executor):
             pending.put_back(chunk)          # the death is handled in _collect
             return 0
         w.known.update(new)
-        w.round = max(w.round if w.round is not None else -1, chunk[0].repeat)
         w.inflight.extend(chunk)
         w.since, w.shaping = time.perf_counter(), False
         return 1
@@ -297,8 +287,6 @@ class LocalExecutor(Executor):
             return chunk
         budget = CHUNK_S - guess
         while self.take_runnable(pending, self.skip, answered) and len(chunk) < MAX_CHUNK:
-            if pending[0].repeat != chunk[0].repeat:
-                break                      # the next repeat runs in a process of its own
             guess = self._guess(pending[0])
             if guess is None or guess >= SHORT_TASK_S or guess > budget:
                 break

@@ -39,7 +39,6 @@ class Worker:
     shape: str | None = None          # the shape being warmed
     retiring: bool = False
     engine: str = ""                  # the one engine this process serves
-    round: int | None = None          # the repeat it serves (see LocalExecutor._dispatch)
     watched: psutil.Process | None = None    # kept for memory readings (``rss_mb``)
 
     @property
