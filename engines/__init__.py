@@ -24,6 +24,7 @@ from .base import (
     Status,
     Unsupported,
     describe,
+    status_word,
 )
 
 # name -> "module:Class"; third-party engines may be added with register().
@@ -141,4 +142,4 @@ __all__ = ["ANSWERED", "ANSWERED_WORDS", "FAILED", "FAILED_WORDS", "MODES", "Eng
            "EngineOptionError", "Outcome", "Result", "Status",
            "Unsupported", "UnknownEngine", "register", "names", "engine_class",
            "get_engine", "parse_spec", "installed", "solution_counter", "default_specs",
-           "baseline_preferred", "describe"]
+           "baseline_preferred", "describe", "status_word"]

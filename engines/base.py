@@ -52,6 +52,13 @@ FAILED = (Status.ERROR, Status.CRASHED, Status.MEMOUT)
 FAILED_WORDS = tuple(s.value for s in FAILED)
 
 
+def status_word(status) -> str:
+    """A status as the tables store it: an engine's ``Status``, a word already, or
+    another enum's member. Read off ``_value_``: ``str`` goes through the enum's
+    ``value`` property, a microsecond a call, and the parent asks of every result."""
+    return status._value_ if type(status) is Status else str(getattr(status, "value", status))
+
+
 class Unsupported(Exception):
     """Raised by an engine for a mode, option or constraint it cannot do correctly."""
 

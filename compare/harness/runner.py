@@ -24,7 +24,7 @@ from compare.harness.executor_api import Executor
 from compare.harness.store import Store
 from compare.harness.tasks import PuzzleRecord, Task
 from compare.judge.batch import Claim, verify_many
-from engines import ANSWERED, Result, Status
+from engines import ANSWERED, Result, Status, status_word
 
 SHOUT_AT_MOST = 10     # wrong answers shouted while running; the report lists all
 BATCH = 2048           # results checked and stored together, at most
@@ -65,12 +65,6 @@ def puzzle_text(rec: PuzzleRecord) -> str | None:
     if rec.line == 0:
         return rec.origin
     return None
-
-
-def status_word(status) -> str:
-    """``str(status)``: the stored word. ``Status.__str__`` goes through the enum's
-    ``value`` property, a microsecond a call; every result asks several times."""
-    return status._value_ if type(status) is Status else str(status)
 
 
 def answer_string(puzzle, values, formulation: str | None = None) -> str:

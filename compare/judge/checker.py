@@ -23,7 +23,7 @@ from typing import Sequence
 from compare.judge.rulebook import rules_for, whole_numbers
 from compare.judge.rules import BUILTIN  # noqa: F401  (registers the built-in judges)
 from compare.judge.verdict import UNANSWERED
-from engines import ANSWERED, Status
+from engines import ANSWERED, Status, status_word
 from puzzles.model import AllDifferent, Linear, NotEqualOffset, Table
 
 NO_ANSWER = tuple(str(s) for s in Status if s not in ANSWERED)
@@ -125,7 +125,7 @@ def verify(puzzle, model, result, formulation: str | None = None,
     Unsatisfiable claims cannot be disproved here (the harness compares them
     across engines); they pass when they list no solution.
     """
-    status = str(getattr(result.status, "value", result.status))
+    status = status_word(result.status)
     if status in NO_ANSWER:
         return False, f"{UNANSWERED}: {status}"
     solutions = [tuple(s) for s in result.solutions]
