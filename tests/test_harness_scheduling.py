@@ -78,15 +78,20 @@ def test_tasks_queued_behind_a_long_one_go_to_an_idle_worker(forty):
     stall = "fake-stall:nap=6"
     tasks = [Task(i, pid, "alldiff", stall, "first", 2, 30.0, 0)
              for i, pid in enumerate(puzzles)]
-    with Watched(2, [stall], plugins=FAKES) as ex:
-        done = [t.puzzle_id for t, _ in ex.run(tasks, puzzles)]
-    assert sorted(done) == sorted(puzzles)
     stalled = [pid for pid in puzzles if pid.endswith(":30")]
-    assert done[-1:] == stalled
-    behind = [q for snapshot in ex.held for q in snapshot
-              if any(t.puzzle_id in stalled for t in q)]
-    assert any(len(q) > 1 and q[0].puzzle_id not in stalled for q in behind), \
-        "the stalled task was never queued behind others: the test proves nothing"
+    # Where the chunks break depends on the times the executor learns; a run whose
+    # chunks put the stall first in its queue proves nothing, so it is run again.
+    for _ in range(3):
+        with Watched(2, [stall], plugins=FAKES) as ex:
+            done = [t.puzzle_id for t, _ in ex.run(tasks, puzzles)]
+        assert sorted(done) == sorted(puzzles)
+        assert done[-1:] == stalled
+        behind = [q for snapshot in ex.held for q in snapshot
+                  if any(t.puzzle_id in stalled for t in q)]
+        if any(len(q) > 1 and q[0].puzzle_id not in stalled for q in behind):
+            return
+    pytest.fail("the stalled task was never queued behind others in three runs: "
+                "the test proves nothing")
 
 
 def test_each_worker_serves_one_engine_and_no_more_run_at_once_than_asked(forty):
