@@ -15,7 +15,8 @@ order, round after round so that the machine's load falls on all alike:
 
 and the largest ``peak_rss_mb`` of each engine alone and in company. Every
 row prints the command line that makes the same run. Times are means over
-the rounds' means; on a loaded machine compare rows of one round.
+the rounds' means; the ratios are each round's (its runs minutes apart)
+and their median, as the machine's speed drifts from round to round.
 """
 from __future__ import annotations
 
@@ -61,6 +62,15 @@ def harness(labels: list[str], args, folder: Path) -> dict[str, tuple[float, flo
     return figures
 
 
+def ratios(top: list[float], bottom: list[float]) -> str:
+    """The ratio of each round (measured minutes apart, not hours), and their median."""
+    each = [t / b for t, b in zip(top, bottom)]
+    if len(each) == 1:
+        return f"{each[0]:.2f}"
+    return (f"{statistics.median(each):.2f} (median of the rounds: "
+            + ", ".join(f"{r:.2f}" for r in each) + ")")
+
+
 def command(labels: list[str], args) -> str:
     return " ".join(["python run_compare.py", "--puzzles", shlex.quote(str(args.file)),
                      "--sample", str(args.sample), "--seed", str(args.seed), "--engines",
@@ -94,14 +104,19 @@ def main(argv=None) -> int:
             for label in TARGETS:
                 rows.setdefault(f"{label} | in-process", []).append((in_process(label, models),
                                                                      None))
-            for index, label in enumerate(TARGETS):
-                alone = harness([label], args, Path(tmp) / f"alone-{round_}-{index}")
-                rows.setdefault(f"{label} | alone", []).append(alone[label])
-                print(f"# {command([label], args)}", flush=True)
-            company = harness(TARGETS + COMPANY, args, Path(tmp) / f"company-{round_}")
-            print(f"# {command(TARGETS + COMPANY, args)}", flush=True)
-            for label in TARGETS + COMPANY:
-                rows.setdefault(f"{label} | with the others", []).append(company[label])
+            # odd rounds run the company first, so a drift of the machine within a
+            # round does not always favour the same side
+            for step in (("alone", "company") if round_ % 2 == 0 else ("company", "alone")):
+                if step == "alone":
+                    for index, label in enumerate(TARGETS):
+                        alone = harness([label], args, Path(tmp) / f"alone-{round_}-{index}")
+                        rows.setdefault(f"{label} | alone", []).append(alone[label])
+                        print(f"# {command([label], args)}", flush=True)
+                    continue
+                company = harness(TARGETS + COMPANY, args, Path(tmp) / f"company-{round_}")
+                print(f"# {command(TARGETS + COMPANY, args)}", flush=True)
+                for label in TARGETS + COMPANY:
+                    rows.setdefault(f"{label} | with the others", []).append(company[label])
     print(f"\n{args.sample} puzzles, {args.workers} worker(s), {args.rounds} round(s)")
     print("| engine | run | mean solve_s | peak_rss_mb |")
     print("|---|---|---|---|")
@@ -112,11 +127,11 @@ def main(argv=None) -> int:
         print(f"| {engine} | {how} | {mean * 1e6:.1f} µs | "
               f"{f'{max(rss):.0f} MB' if rss else '-'} |")
     for label in TARGETS:
-        alone = statistics.mean(v[0] for v in rows[f"{label} | alone"])
-        company = statistics.mean(v[0] for v in rows[f"{label} | with the others"])
-        loop = statistics.mean(v[0] for v in rows[f"{label} | in-process"])
-        print(f"{label}: with the others / alone {company / alone:.2f}; "
-              f"alone / in-process {alone / loop:.2f}")
+        alone = [v[0] for v in rows[f"{label} | alone"]]
+        company = [v[0] for v in rows[f"{label} | with the others"]]
+        loop = [v[0] for v in rows[f"{label} | in-process"]]
+        print(f"{label}: with the others / alone {ratios(company, alone)}; "
+              f"alone / in-process {ratios(alone, loop)}")
     return 0
 
 
