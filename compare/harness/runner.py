@@ -287,8 +287,9 @@ def execute(tasks: list[Task], records: dict[str, PuzzleRecord], executor: Execu
             repeat_timeouts: bool = False) -> dict:
     """Run, check and store every task; wrong answers are shouted as they come.
 
-    Returns timing figures; ``started`` (``perf_counter``) is when the workers
-    were started, so the wall time includes their start-up. ``first_s`` and
+    Returns timing figures; ``started`` (``perf_counter``) is when the puzzles
+    had been read, so the wall time includes the workers' start-up, all of it
+    unless they started early, during a long read (``plan``). ``first_s`` and
     ``last_s`` (the first and last result, since then) bound the part of the
     run that wall-clock throughput is measured over: workers warm, tasks
     flowing, every answer checked here as it comes. A task that timed out is
