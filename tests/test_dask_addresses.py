@@ -75,14 +75,25 @@ def impostor(kind: str):
         server.bind(("127.0.0.1", 0))
         server.listen(8)
         held = []
-        thread = threading.Thread(target=lambda: held.append(server.accept()), daemon=True)
+
+        def take() -> None:
+            try:
+                held.append(server.accept())
+            except OSError:      # closed below before anyone came: nothing to hold
+                pass
+        thread = threading.Thread(target=take, daemon=True)
         thread.start()
         try:
             yield server.getsockname()[1]
         finally:
+            try:
+                server.shutdown(socket.SHUT_RDWR)   # wakes a waiting accept (Linux)
+            except OSError:
+                pass
+            server.close()
+            thread.join(5)
             for conn, _ in held:
                 conn.close()
-            server.close()
         return
     httpd = http.server.HTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
     httpd.RequestHandlerClass.log_message = lambda *a: None
