@@ -76,23 +76,18 @@ class Builder:
         sorting a 100,000-row table would cost more than reading it).
         ``same_as``: a key that determines the rows; tables with one key share
         one tuple of rows (the 98 element constraints of a word square over
-        60,000 words hold 7 distinct row sets: made once, pickled once).
+        60,000 words hold 7 distinct row sets: made once, pickled once), and
+        ``rows`` may then be a function that makes them, called only for the
+        first table of its key.
         """
         keep = [k for k, t in enumerate(scope) if not isinstance(t, int)]
         variables = tuple(scope[k][1] for k in keep)
         shared = None if same_as is None else ("rows", same_as, tuple(keep))
         if shared in self.cache:
             tuples = self.cache[shared]
-        elif isinstance(rows, np.ndarray):
-            if len(keep) < len(scope):
-                rows = np.unique(rows[:, keep], axis=0) if len(rows) else rows[:, keep]
-            tuples = tuple(map(tuple, rows.tolist()))
-        elif len(keep) < len(scope):
-            tuples = tuple(sorted({tuple(row[k] for k in keep) for row in rows}))
-        elif in_order:
-            tuples = tuple(rows)
         else:
-            tuples = tuple(sorted(set(map(tuple, rows))))
+            tuples = _unique_rows(rows() if callable(rows) else rows, keep, len(scope),
+                                  in_order)
         if shared is not None:
             self.cache[shared] = tuples
         if not variables:
@@ -280,3 +275,16 @@ class Builder:
         cols, value, ok = evaluate_all(self.domains, tree, scope)
         keep = ok & (value != 0)
         self.table([("var", v) for v in scope], np.column_stack(cols)[keep])
+
+
+def _unique_rows(rows, keep: list[int], width: int, in_order: bool) -> tuple:
+    """The rows projected on ``keep``, each once (see ``Builder.table``)."""
+    if isinstance(rows, np.ndarray):
+        if len(keep) < width:
+            rows = np.unique(rows[:, keep], axis=0) if len(rows) else rows[:, keep]
+        return tuple(map(tuple, rows.tolist()))
+    if len(keep) < width:
+        return tuple(sorted({tuple(row[k] for k in keep) for row in rows}))
+    if in_order:
+        return tuple(rows)
+    return tuple(sorted(set(map(tuple, rows))))

@@ -58,6 +58,11 @@ def translate(instance: Instance) -> Model:
     return builder.model()
 
 
+def flags_needed(lists) -> int:
+    """The flags allDifferent over ``lists`` decomposes into: one per position per pair."""
+    return len(lists) * (len(lists) - 1) // 2 * max(map(len, lists), default=0)
+
+
 class _Builder(Builder):
     """The builder with one method per XCSP3 form (``form_<name>``)."""
 
@@ -70,7 +75,7 @@ class _Builder(Builder):
             self.add(con)
         elif con[0] == "allDifferentLists" and not con[2]:
             lists = con[1]       # the flags of every such constraint count together
-            self.flags_ahead += len(lists) * (len(lists) - 1) // 2 * max(map(len, lists), default=0)
+            self.flags_ahead += flags_needed(lists)
             if self.flags_ahead > limits.MAX_AUX_VARIABLES:
                 raise Untranslatable(f"allDifferent over lists: the decompositions need "
                                      f"{self.flags_ahead:,} auxiliary variables, more than "
@@ -174,7 +179,7 @@ class _Builder(Builder):
         if excepting:
             raise Untranslatable("XCSP3 form allDifferent over lists with excepting tuples "
                                  "has no exact translation into the model")
-        needed = len(lists) * (len(lists) - 1) // 2 * max((len(a) for a in lists), default=0)
+        needed = flags_needed(lists)
         if len(self.names) - len(self.instance.variables) + needed > limits.MAX_AUX_VARIABLES:
             raise Untranslatable(f"allDifferent over {len(lists)} lists: its decomposition needs "
                                  f"{needed:,} auxiliary variables, more than {limits.MAX_AUX_VARIABLES:,}")
@@ -265,12 +270,13 @@ class _Builder(Builder):
                 operand[0] == "var" else None
             if values is not None and plain and op == "eq":
                 # numpy, as a word list's index runs over 60,000 values
-                same = ("element", terms, tuple(valid), values)
-                at = np.array(valid, np.int64)
-                found = np.array(terms, np.int64)[at]
-                keep = np.isin(found, np.fromiter(values, np.int64, len(values)))
-                self.table([index, operand], np.column_stack((at[keep], found[keep])),
-                           same_as=same)
+                def rows() -> np.ndarray:
+                    at = np.array(valid, np.int64)
+                    found = np.array(terms, np.int64)[at]
+                    keep = np.isin(found, np.fromiter(values, np.int64, len(values)))
+                    return np.column_stack((at[keep], found[keep]))
+                self.table([index, operand], rows,
+                           same_as=("element", terms, tuple(valid), values))
                 return
             if values is not None:
                 allowed = set(values)
