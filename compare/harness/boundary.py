@@ -159,12 +159,17 @@ def _plain_ints(values: tuple) -> bool:
     """Every value a plain ``int`` within 64 bits: what ``whole`` would accept unchanged.
 
     The per-value ``whole`` costs a microsecond a value, most of a fast engine's
-    task on a 9x9 grid; ``map(type, ...)`` and ``min``/``max`` run in C.
+    task on a 9x9 grid; ``map(type, ...)``, ``bytes`` and ``min``/``max`` run in C.
     """
     if not values:
         return True
-    return (set(map(type, values)) == {int}
-            and -VALUE_MAX - 1 <= min(values) and max(values) <= VALUE_MAX)
+    if set(map(type, values)) != {int}:
+        return False
+    try:
+        bytes(values)         # every value from 0 to 255 (a Sudoku's): one C pass,
+        return True           # a quarter of the cost of ``min`` and ``max``
+    except ValueError:
+        return -VALUE_MAX - 1 <= min(values) and max(values) <= VALUE_MAX
 
 
 def text(value: Any, field: str) -> str:

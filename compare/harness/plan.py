@@ -26,7 +26,7 @@ from compare.harness.executor_api import Executor
 from compare.harness.folder import RunFolder, check_out
 from compare.harness.limits import RANGES, SettingsError, check_setting
 from compare.harness.plugins import plugin_environment, plugin_hint
-from compare.harness.runner import execute, puzzle_digest, puzzle_row, record_digest
+from compare.harness.runner import execute, puzzle_digest, record_digest
 from compare.harness.tasks import PuzzleRecord, build_tasks, sample_per_origin
 from puzzles.base import Puzzle
 from puzzles.default_set import default_puzzle_files
@@ -250,7 +250,6 @@ def _run_stored(plan: Plan, command: str, progress: bool, announce: bool) -> dic
         store.set_meta("inputs", plan.inputs)
     store.set_meta("skipped", plan.skipped)     # lines added since may be bad ones
     store.set_meta("planned", dict(Counter(t.engine for t in plan.tasks)))
-    store.add_puzzles([puzzle_row(r) for r in plan.records])
     done = store.done_keys()
     todo = [t for t in plan.tasks if t.key not in done]
     plan.executor.fit(len(todo))           # resuming: perhaps a few tasks left

@@ -163,6 +163,33 @@ class Refutations:
         return []
 
 
+class PuzzleRows:
+    """The puzzles table, filled in input order as results need it.
+
+    Each batch of results is stored with the rows of every puzzle up to the
+    last one it answers, in the same transaction, so a stored result always
+    has its puzzle's row, and a killed run keeps both. The rest are stored at
+    the end, however the run ends. Stored ahead of the run, a sweep's 100,000
+    rows kept the workers waiting over a second for their first tasks.
+    """
+
+    def __init__(self, records: dict[str, PuzzleRecord], store: Store):
+        self.records, self.store, self.stored = list(records.values()), store, 0
+        self.position = {pid: index for index, pid in enumerate(records)}
+
+    def before(self, batch: list[tuple[Task, Result]]) -> None:
+        upto = max(self.position.get(task.puzzle_id, -1) for task, _ in batch) + 1
+        self.stage(upto)
+
+    def stage(self, upto: int) -> None:
+        if upto > self.stored:
+            self.store.stage_puzzles([puzzle_row(r) for r in self.records[self.stored:upto]])
+            self.stored = upto
+
+    def rest(self) -> None:
+        self.stage(len(self.records))
+
+
 NOT_REPEATED = "not run again: timed out on repeat"   # the message of a stand-in result
 
 
@@ -248,10 +275,16 @@ def judge_all(done: list[tuple[Task, Result]], records: dict[str, PuzzleRecord],
 def _answers(result: Result) -> tuple:
     """The answers as a key part. Whole numbers from 0 to 255 (a Sudoku's) are kept as
     ``bytes``, whose hash is computed once, not at each of the cache's look-ups."""
+    solutions = result.solutions
+    if type(solutions) is list and all(type(s) is tuple for s in solutions):
+        try:
+            return tuple(map(bytes, solutions))     # one C pass per answer
+        except (ValueError, TypeError):
+            return tuple(solutions)
     try:
-        answers = tuple(map(tuple, result.solutions))
+        answers = tuple(map(tuple, solutions))
     except TypeError:             # not a list of sequences: judged (and refused) as it is
-        return (repr(result.solutions),)
+        return (repr(solutions),)
     try:
         return tuple(map(bytes, answers))
     except (ValueError, TypeError):
@@ -285,7 +318,8 @@ def execute(tasks: list[Task], records: dict[str, PuzzleRecord], executor: Execu
             store: Store, identities: dict[str, tuple[str, str]],
             progress: bool = True, started: float | None = None,
             repeat_timeouts: bool = False) -> dict:
-    """Run, check and store every task; wrong answers are shouted as they come.
+    """Run, check and store every task, and the puzzles' rows (``PuzzleRows``); wrong
+    answers are shouted as they come.
 
     Returns timing figures; ``started`` (``perf_counter``) is when the puzzles
     had been read, so the wall time includes the workers' start-up, all of it
@@ -304,10 +338,12 @@ def execute(tasks: list[Task], records: dict[str, PuzzleRecord], executor: Execu
     once = None if repeat_timeouts else TimeoutsOnce(store)
     batch: list[tuple[Task, Result]] = []
     cache: dict = {}
+    rows = PuzzleRows(records, store)
 
     def settle() -> None:
         """Check, store and tell the results that came in."""
         tally["settling"] = True
+        rows.before(batch)
         judged = judge_all(batch, records, cache)
         now = now_text()      # the batch came in together
         for (task, result), verdict in zip(batch, judged):
@@ -354,6 +390,7 @@ def execute(tasks: list[Task], records: dict[str, PuzzleRecord], executor: Execu
         raise
     finally:
         collector_back()
+        rows.rest()
         store.flush()
         if bar is not None:
             bar.close()

@@ -168,6 +168,13 @@ class Store(ClosedOnExit):
         marks = ", ".join("?" * len(COLUMNS))
         self._insert = f"INSERT OR IGNORE INTO results ({names}) VALUES ({marks})"
         self._buffer: list[list] = []
+        self._puzzle_buffer: list[list] = []
+        # An upsert, not a replace: a stored puzzle keeps its place (rowid), so the
+        # table stays in input order while a resumed run stores its rows again.
+        self._insert_puzzle = "INSERT INTO puzzles ({}) VALUES ({}) ON CONFLICT ({}) DO " \
+            "UPDATE SET {}".format(
+                ", ".join(f'"{c}"' for c in PUZZLE_COLUMNS), ", ".join("?" * len(PUZZLE_COLUMNS)),
+                '"puzzle_id"', ", ".join(f'"{c}" = excluded."{c}"' for c in PUZZLE_COLUMNS[1:]))
         self._flushed = time.perf_counter()
 
     def _check_intact(self) -> None:
@@ -221,20 +228,28 @@ class Store(ClosedOnExit):
             self.flush()
 
     def flush(self) -> None:
-        if self._buffer:
-            with self._writing():
-                self.db.executemany(self._insert, self._buffer)
+        if self._buffer or self._puzzle_buffer:
+            with self._writing():       # puzzles first: a stored result's puzzle is stored
+                if self._puzzle_buffer:
+                    self.db.executemany(self._insert_puzzle, self._puzzle_buffer)
+                if self._buffer:
+                    self.db.executemany(self._insert, self._buffer)
                 self.db.commit()
-            self._buffer = []
+            self._buffer, self._puzzle_buffer = [], []
         self._flushed = time.perf_counter()
 
     def add_puzzles(self, rows: list[dict]) -> None:
-        names = ", ".join(f'"{c}"' for c in PUZZLE_COLUMNS)
-        marks = ", ".join("?" * len(PUZZLE_COLUMNS))
-        with self._writing():
-            self.db.executemany(f"INSERT OR REPLACE INTO puzzles ({names}) VALUES ({marks})",
-                                [[r.get(c) for c in PUZZLE_COLUMNS] for r in rows])
-            self.db.commit()
+        """Puzzle rows, stored now (with whatever results wait)."""
+        self.stage_puzzles(rows)
+        self.flush()
+
+    def stage_puzzles(self, rows: list[dict]) -> None:
+        """Puzzle rows, committed with the next results, in the same transaction.
+
+        A sweep's 100,000 puzzle rows took the parent over a second; stored
+        ahead of the run, the workers waited for them.
+        """
+        self._puzzle_buffer.extend([r.get(c) for c in PUZZLE_COLUMNS] for r in rows)
 
     def refute(self, puzzle_id: str, reason: str) -> list[str]:
         """Mark stored "unsatisfiable" claims on a puzzle wrong; the engines that made them."""
