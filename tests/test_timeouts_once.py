@@ -88,3 +88,22 @@ def test_a_run_does_not_repeat_timeouts_unless_asked(small, tmp_path, force, sam
     said = f"{2 * sample} timeout(s) not repeated"
     assert (said in proc.stderr) != force and (said in (out / "summary.md").read_text()) != force
     assert frame.loc[frame["engine"] == "fake", "status"].eq("solved").all()
+
+
+def test_a_chunk_ends_before_a_task_whose_earlier_repeat_runs_or_rides_in_it():
+    """A later repeat never travels behind its earlier one: should that time out, the
+    later one is answered as a timeout without running, not run from a worker's queue."""
+    executor = LocalExecutor(1, ["e"])
+    executor.skip = TimeoutsOnce().skip
+    executor.guesses = {"e": 0.001}                               # every task short
+    executor.pool = [SimpleNamespace(inflight=deque([_task(0, puzzle="p:9")]))]
+    pending = deque([_task(0, puzzle="p:1"), _task(0, puzzle="p:2"), _task(1, puzzle="p:3"),
+                     _task(1, puzzle="p:1"), _task(1, puzzle="p:4")])
+    chunk = executor._chunk(pending, [])
+    assert [(t.puzzle_id, t.repeat) for t in chunk] == [("p:1", 0), ("p:2", 0), ("p:3", 1)]
+    assert pending[0].puzzle_id == "p:1" and pending[0].repeat == 1
+    behind_running = deque([_task(0, puzzle="p:5"), _task(1, puzzle="p:9")])
+    assert [t.puzzle_id for t in executor._chunk(behind_running, [])] == ["p:5"]
+    executor.skip = None                   # --repeat-timeouts: repeats may share a chunk
+    again = deque([_task(0, puzzle="p:1"), _task(1, puzzle="p:1")])
+    assert len(executor._chunk(again, [])) == 2

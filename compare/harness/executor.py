@@ -229,7 +229,7 @@ class LocalExecutor(Executor):
         not wait goes first instead."""
         if self.skip is None or queue[0].repeat == 0:
             return True
-        running = {t.key[:-1] for w in self.pool for t in w.inflight}
+        running = self._running()
         for index, task in enumerate(islice(queue, WAITING_SCAN)):
             if task.key[:-1] not in running and (index == 0 or self.skip(task) is None):
                 if index:
@@ -280,19 +280,38 @@ class LocalExecutor(Executor):
         release(w)
 
     def _chunk(self, pending: deque, answered: list) -> list[Task]:
-        """The next tasks for one worker: alone unless known short, then about CHUNK_S."""
+        """The next tasks for one worker: alone unless known short, then about CHUNK_S.
+
+        A chunk ends before a task whose earlier repeat is running, or is in the
+        chunk: that repeat may time out, and then this one is not to run (``skip``
+        answers it when it is taken). A guess of "short" can be wrong, and the
+        default run's 10 s timeout ran twice when the next repeat rode in a chunk.
+        """
         chunk = [pending.popleft()]
         guess = self._guess(chunk[0])
         if guess is None or guess >= SHORT_TASK_S:
             return chunk
         budget = CHUNK_S - guess
+        held = None          # what a later repeat waits for; made when one comes up
         while self.take_runnable(pending, self.skip, answered) and len(chunk) < MAX_CHUNK:
-            guess = self._guess(pending[0])
+            head = pending[0]
+            guess = self._guess(head)
             if guess is None or guess >= SHORT_TASK_S or guess > budget:
                 break
+            if self.skip is not None and head.repeat > 0:
+                if held is None:
+                    held = self._running() | {t.key[:-1] for t in chunk}
+                if head.key[:-1] in held:
+                    break
             chunk.append(pending.popleft())
+            if held is not None:
+                held.add(head.key[:-1])
             budget -= guess
         return chunk
+
+    def _running(self) -> set[tuple]:
+        """The tasks held by workers, each without its repeat number."""
+        return {t.key[:-1] for w in self.pool for t in w.inflight}
 
     def _take_back(self, pending: Pending, idle: int) -> None:
         """Unstarted tasks queued behind a task that runs long go back for idle workers."""
