@@ -276,13 +276,9 @@ def _answers(result: Result) -> tuple:
     """The answers as a key part. Whole numbers from 0 to 255 (a Sudoku's) are kept as
     ``bytes``, whose hash is computed once, not at each of the cache's look-ups."""
     solutions = result.solutions
-    if type(solutions) is list and all(type(s) is tuple for s in solutions):
-        try:
-            return tuple(map(bytes, solutions))     # one C pass per answer
-        except (ValueError, TypeError):
-            return tuple(solutions)
-    try:
-        answers = tuple(map(tuple, solutions))
+    try:                          # tuples already (the boundary makes them so): not copied
+        answers = tuple(solutions) if type(solutions) is list and all(
+            type(s) is tuple for s in solutions) else tuple(map(tuple, solutions))
     except TypeError:             # not a list of sequences: judged (and refused) as it is
         return (repr(solutions),)
     try:
