@@ -35,12 +35,12 @@ from pathlib import Path
 
 from compare import run_comparison
 from compare.benchmark import DATASETS
-from compare.harness.runner import result_row
-from compare.harness.store import Store
-from compare.harness.tasks import PuzzleRecord, Task
+from compare.executors.tasks import PuzzleRecord, Task
+from compare.run.runner import result_row
+from compare.store.store import Store
 from engines import get_engine
-from puzzles.generator import full_grid
-from puzzles.sudoku import Sudoku
+from puzzles.kinds.generator import full_grid
+from puzzles.kinds.sudoku import Sudoku
 
 EASY = DATASETS / "kaggle_1m_first9999.txt"
 MANY = DATASETS / "royle_17clue_49151.txt"

@@ -31,7 +31,7 @@ from pathlib import Path
 import engines
 from compare import run_comparison
 from compare.benchmark import DATASETS
-from compare.harness.tasks import sample_per_origin
+from compare.executors.tasks import sample_per_origin
 from puzzles.loader import load_puzzles
 
 FILE = DATASETS / "royle_17clue_49158.txt"

@@ -1,4 +1,4 @@
-"""Benchmark of the numba kernel (``engines/backtracking/numba_kernel.py``), warm, in one process.
+"""Benchmark of the numba kernel (``engines/backtracking/compiled/entry.py``), warm, in one process.
 
 The same comparisons through the harness (every task in a worker, every
 answer checked, the figures from the stored results) are the benchmark file
@@ -49,8 +49,8 @@ IMPORTS_FROM = time.perf_counter()   # the compile part's probe times the import
 
 from compare.judge.checker import check  # noqa: E402
 from engines import get_engine  # noqa: E402
-from engines.backtracking import numba_kernel as nk  # noqa: E402
-from puzzles.sudoku import Sudoku  # noqa: E402
+from engines.backtracking.compiled import entry as nk  # noqa: E402
+from puzzles.kinds.sudoku import Sudoku  # noqa: E402
 
 IMPORTED = time.perf_counter()
 

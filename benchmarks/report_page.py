@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from compare.harness.store import Store
+from compare.store.store import Store
 
 LIMIT_S = 10.0
 

@@ -34,7 +34,7 @@ SLOWEST = ("Takuzu-150_c24", "SocialGolfers-08-08-09_c24", "WordSquare-hak-11-og
 
 OURS = """
 import json, sys, time
-from puzzles.xcsp3 import load_file
+from puzzles.formats.xcsp3.kind import load_file
 start = time.perf_counter()
 puzzle = load_file(sys.argv[1])
 print(json.dumps({"total": time.perf_counter() - start, "parse": puzzle.parse_s,

@@ -28,5 +28,5 @@ def __getattr__(name: str):
     if name in _API:
         return getattr(importlib.import_module("compare.api"), name)
     if name == "load_plugins":
-        return importlib.import_module("compare.harness.plugins").load_plugins
+        return importlib.import_module("compare.plugins").load_plugins
     raise AttributeError(f"module 'compare' has no attribute {name!r}")

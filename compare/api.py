@@ -22,12 +22,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from compare.harness.dask_executor import ClusterError, executor_named
-from compare.harness.executor_api import Executor
-from compare.harness.folder import RunFolder
-from compare.harness.plan import SettingsError, WorkersFailed, make_plan, run_plan
-from compare.harness.plugins import PluginError, load_plugins
+from compare.executors.base import Executor
+from compare.executors.dask.executor import ClusterError, executor_named
 from compare.judge.verdict import failures, findings
+from compare.plugins import PluginError, load_plugins
 from compare.reporting import summary
 from compare.reporting.history import History, HistoryError
 from compare.reporting.history import history as _history
@@ -35,6 +33,8 @@ from compare.reporting.report import Report, build_report
 from compare.reporting.runs import RunDiff
 from compare.reporting.runs import compare_runs as _compare_runs
 from compare.reporting.summary import natural_key
+from compare.run.plan import SettingsError, WorkersFailed, make_plan, run_plan
+from compare.store.folder import RunFolder
 from puzzles.base import Puzzle
 
 __all__ = ["ClusterError", "Comparison", "History", "PluginError", "RunDiff", "SettingsError",

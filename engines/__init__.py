@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 import importlib
 
-from .base import (
+from engines.base import (
     ANSWERED,
     ANSWERED_WORDS,
     FAILED,
@@ -32,7 +32,7 @@ _REGISTRY: dict[str, str] = {
     "backtracking": "engines.backtracking:BacktrackingEngine",
     "python-constraint": "engines.python_constraint:PythonConstraintEngine",
     "cpsat": "engines.cpsat:CpSatEngine",
-    "cpmpy": "engines.cpmpy_engine:CpmpyEngine",
+    "cpmpy": "engines.cpmpy.engine:CpmpyEngine",
 }
 
 

@@ -29,10 +29,9 @@ from array import array
 from dataclasses import dataclass, field
 from typing import Any
 
+from engines.base import KEEP_SOLUTIONS, Engine, Outcome, Status
+from engines.support.lexprobe import SearchTimeout, lexfirst_by_probes
 from puzzles.model import OPERATORS, AllDifferent, Linear, Model, NotEqualOffset, Table
-
-from .base import KEEP_SOLUTIONS, Engine, Outcome, Status
-from .lexprobe import SearchTimeout, lexfirst_by_probes
 
 try:
     from ortools.sat.python import cp_model

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any, Callable
 
+from engines.base import KEEP_SOLUTIONS, Engine, Outcome, Status, timed_out
+from engines.support.lexprobe import SearchTimeout, lexfirst_by_probes
 from puzzles.model import (
     OPERATORS,
     AllDifferent,
@@ -34,9 +36,6 @@ from puzzles.model import (
     Table,
     merged_terms,
 )
-
-from .base import KEEP_SOLUTIONS, Engine, Outcome, Status, timed_out
-from .lexprobe import SearchTimeout, lexfirst_by_probes
 
 try:
     import constraint

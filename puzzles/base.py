@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
-from .model import Model
+from puzzles.model import Model
 
 
 class Puzzle(ABC):

@@ -15,9 +15,10 @@ import os
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from .base import Puzzle
-from .errors import PuzzleInputError
-from .formats import (
+from puzzles.base import Puzzle
+from puzzles.catalog import is_spec, load_spec
+from puzzles.errors import PuzzleInputError
+from puzzles.formats.grids import (
     FORMATS,
     check_givens,
     content_lines,
@@ -29,11 +30,10 @@ from .formats import (
     source_stem,
     strip_comment,
 )
-from .kinds import is_spec, load_spec
-from .reading import STDIN, read_text
-from .sudoku import Sudoku
-from .xcsp3 import EXTENSIONS as XCSP3_EXTENSIONS
-from .xcsp3 import load_file as load_xcsp3
+from puzzles.formats.xcsp3.kind import EXTENSIONS as XCSP3_EXTENSIONS
+from puzzles.formats.xcsp3.kind import load_file as load_xcsp3
+from puzzles.kinds.sudoku import Sudoku
+from puzzles.reading import STDIN, read_text
 
 __all__ = ["STDIN", "Entry", "load_puzzles", "parse_text", "puzzle_paths", "read_text"]
 

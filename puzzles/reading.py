@@ -15,8 +15,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .errors import PuzzleInputError
-from .formats import decode_input
+from puzzles.errors import PuzzleInputError
 
 STDIN = "<stdin>"
 MAX_LINE_BYTES = 1 << 20
@@ -79,3 +78,21 @@ def _too_big(source: str) -> PuzzleInputError:
 def _too_long(source: str, line: int) -> PuzzleInputError:
     return PuzzleInputError(source, line, f"line longer than {MAX_LINE_BYTES >> 20} MiB, the "
                                           "most one line may hold")
+
+
+def decode_input(data: bytes, source: str) -> str:
+    """Text from raw bytes; binary garbage is bad input, not a crash later on."""
+    nul = data.find(b"\0")
+    if nul >= 0:
+        raise PuzzleInputError(source, _line_of(data, nul),
+                               "binary data (NUL byte), not a puzzle text")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise PuzzleInputError(
+            source, _line_of(data, exc.start),
+            f"not UTF-8 text (byte 0x{data[exc.start]:02x})") from None
+
+
+def _line_of(data: bytes, offset: int) -> int:
+    return data.count(b"\n", 0, offset) + 1

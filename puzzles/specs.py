@@ -6,7 +6,7 @@ are the kind's options; a trailing bare word picks the formulation, which then
 becomes the puzzle's default (the first of ``puzzle.formulations``). Parts are
 split on ':', so a spec cannot name a file whose path holds a ':'.
 
-Kinds register themselves with ``register_kind``; ``puzzles.kinds`` imports
+Kinds register themselves with ``register_kind``; ``puzzles.catalog`` imports
 the built-in ones, and a plugin module (``COMPARE_PLUGINS``) registers its own
 when loaded, so a new puzzle kind is one file and nothing else.
 """
@@ -18,8 +18,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .base import Puzzle
-from .errors import PuzzleInputError
+from puzzles.base import Puzzle
+from puzzles.errors import PuzzleInputError
 
 _OPTION = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
@@ -81,7 +81,7 @@ _KINDS: dict[str, Kind] = {}
 def register_kind(name: str, syntax: str, formulations: tuple[str, ...] = ()):
     """Decorator for ``loader(spec: Spec) -> Puzzle``; ``syntax`` is the help line.
 
-    The built-in kinds are listed in ``puzzles.kinds``; a plugin module calls
+    The built-in kinds are listed in ``puzzles.catalog``; a plugin module calls
     this itself when it is loaded.
     """
     def decorate(loader):

@@ -1,7 +1,7 @@
 """An import-linter contract type of the project's own: private names stay private.
 
 A name that starts with one underscore belongs to its module. Another module
-that imports it (``from compare.harness.executor import _x``) or reaches it
+that imports it (``from compare.executors.local.executor import _x``) or reaches it
 through the module (``executor._x``) depends on what the owner may change
 at will: the owner should make it public, or the caller should not need it.
 The check reads each module's source (import-linter's graph knows which

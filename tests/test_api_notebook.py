@@ -9,7 +9,7 @@ import pytest
 
 import compare
 from compare.api import api_wording
-from compare.harness.limits import SettingsError
+from compare.limits import SettingsError
 from compare.reporting.summary import natural_key
 
 REPO = Path(__file__).resolve().parents[1]

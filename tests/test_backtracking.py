@@ -18,8 +18,8 @@ from compare.judge.checker import check, check_model
 from engines import get_engine
 from engines.backtracking import BacktrackingEngine
 from engines.base import EngineOptionError, Status
+from puzzles.kinds.sudoku import Sudoku
 from puzzles.model import AllDifferent, Linear, Model, Structure
-from puzzles.sudoku import Sudoku
 
 VARIANTS = ("seed", "fast")
 

@@ -17,15 +17,15 @@ from hypothesis import strategies as st
 
 from compare.judge.checker import check_model
 from engines import get_engine
-from engines.backtracking import fast, general, seed
 from engines.backtracking import shape as shapes
-from engines.backtracking.general import linear
+from engines.backtracking.python import fast, general, seed
+from engines.backtracking.python.general import linear
 from engines.base import KEEP_SOLUTIONS, Status
-from puzzles.coloring import Coloring, read_col
-from puzzles.cryptarithm import from_text
+from puzzles.kinds.coloring import Coloring, read_col
+from puzzles.kinds.cryptarithm import from_text
+from puzzles.kinds.queens import Queens
+from puzzles.kinds.sudoku import Sudoku
 from puzzles.model import LINEAR_OPS, AllDifferent, Linear, Model, NotEqualOffset, Structure, Table
-from puzzles.queens import Queens
-from puzzles.sudoku import Sudoku
 
 VARIANTS = ("seed", "fast")
 EXAMPLES = Path(__file__).resolve().parents[1] / "puzzles" / "examples"
@@ -407,7 +407,7 @@ def test_thousands_of_variables_deep_do_not_recurse(variant):
        extra=st.integers(0, 24), value=st.integers(1, 5))
 def test_latin_formulations_count_like_the_alldiff_path(n, holes, seed, extra, value):
     """A wrong extra given sometimes, so unsatisfiable grids are compared too."""
-    from puzzles.latin import LatinSquare, generate
+    from puzzles.kinds.latin import LatinSquare, generate
     grid = list(generate(n, min(holes, n * n), seed).grid)
     if grid[extra % (n * n)] == 0:
         grid[extra % (n * n)] = min(value, n)
@@ -431,7 +431,7 @@ def test_a_shape_too_big_for_the_fast_layout_is_searched_by_the_general_search(m
     """The fast layout's masks grow with the square of the model (a 6,561-cell Sudoku
     of side 81 would need about 5 GB): over the budget the engine searches with the
     general search instead, to the same answers."""
-    from engines.backtracking.layout import layout_bytes
+    from engines.backtracking.python.layout import layout_bytes
     from puzzles.loader import load_puzzles
     puzzle = load_puzzles(str(Path(__file__).resolve().parents[1] / "puzzles/data/gen-9x9-easy.txt"))[0].puzzle
     model = puzzle.to_model("alldiff")

@@ -15,12 +15,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compare.judge.checker import check, check_model
-from engines.backtracking import fast
-from engines.backtracking.probing import prober, resumer, settler
+from engines.backtracking.python import fast
+from engines.backtracking.python.probing import prober, resumer, settler
 from engines.backtracking.shape import Shape
 from engines.base import Status
+from puzzles.kinds.sudoku import Sudoku
 from puzzles.model import Model
-from puzzles.sudoku import Sudoku
 from tests.test_backtracking import (
     DATASETS,
     brute_force,

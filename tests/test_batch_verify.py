@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from compare.judge.batch import Claim, verify_many
 from compare.judge.checker import verify
 from engines.base import Result, Status
-from puzzles.queens import Queens
+from puzzles.kinds.queens import Queens
 from tests.test_checker import BOJ, BOJ_SOLVED, ROOT, pattern_solution, solved
 
 
@@ -120,7 +120,7 @@ def test_the_batch_checker_shares_nothing_with_engines_or_the_sudoku_model():
     tree = ast.parse((ROOT / "compare" / "judge" / "batch.py").read_text())
     imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     assert not any(m.split(".")[0] == "engines" for m in imported)
-    assert "puzzles.sudoku" not in imported
+    assert "puzzles.kinds.sudoku" not in imported
 
 
 @settings(max_examples=60, deadline=None)

@@ -17,10 +17,10 @@ import pytest
 
 from compare import benchmark
 from compare.cli import bench as bench_cli
-from compare.harness.tasks import sample_per_origin
+from compare.executors.tasks import sample_per_origin
 from compare.reporting import bench
-from puzzles.default_set import DATA
-from puzzles.generator import full_grid
+from puzzles.kinds.default_set import DATA
+from puzzles.kinds.generator import full_grid
 
 REPO = Path(__file__).resolve().parents[1]
 ALPHABET = ".123456789ABCDEFGHIJKLMNOP"

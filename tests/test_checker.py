@@ -13,9 +13,9 @@ from compare.judge.checker import check, check_model, verify
 from compare.judge.rules.sudoku import check_sudoku
 from engines.base import Result, Status
 from puzzles.base import Puzzle
-from puzzles.formats import parse_grid
+from puzzles.formats.grids import parse_grid
+from puzzles.kinds.sudoku import Sudoku, onehot_var
 from puzzles.model import AllDifferent, Linear, Model, NotEqualOffset, Structure, Table
-from puzzles.sudoku import Sudoku, onehot_var
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "puzzles" / "samples"
@@ -59,7 +59,7 @@ def test_the_checker_shares_nothing_with_engines_or_the_sudoku_model():
     # the engines package exports the result vocabulary (statuses); no engine code is imported
     assert not any(m.split(".")[0] == "engines" and m not in ("engines", "engines.base")
                    for m in imported)
-    assert "puzzles.sudoku" not in imported
+    assert "puzzles.kinds.sudoku" not in imported
 
 
 def _changed(cell: int, value) -> list:

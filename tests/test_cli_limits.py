@@ -6,7 +6,7 @@ import math
 import pytest
 
 from compare.cli import bench, generate, run, solve
-from compare.harness.limits import RANGES, SettingsError, check_setting
+from compare.limits import RANGES, SettingsError, check_setting
 
 OUTSIDE = ["inf", "-inf", "nan", "1e999", "1e12", "-1", "0", "abc"]
 

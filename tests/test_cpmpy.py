@@ -19,20 +19,20 @@ import pytest
 pytest.importorskip("cpmpy")
 
 import engines  # noqa: E402
-import engines.cpmpy_backends as cb  # noqa: E402
-import engines.cpmpy_engine as ce  # noqa: E402
+import engines.cpmpy.backends as cb  # noqa: E402
+import engines.cpmpy.engine as ce  # noqa: E402
 from compare.cli.bench import DATASETS  # noqa: E402
 from compare.judge.checker import verify  # noqa: E402
 from engines import EngineOptionError, Status, get_engine  # noqa: E402
-from puzzles.coloring import Coloring  # noqa: E402
-from puzzles.cryptarithm import from_text  # noqa: E402
-from puzzles.killer import Killer  # noqa: E402
-from puzzles.kinds import load_spec  # noqa: E402
-from puzzles.latin import LatinSquare, generate  # noqa: E402
+from puzzles.catalog import load_spec  # noqa: E402
+from puzzles.kinds.coloring import Coloring  # noqa: E402
+from puzzles.kinds.cryptarithm import from_text  # noqa: E402
+from puzzles.kinds.killer import Killer  # noqa: E402
+from puzzles.kinds.latin import LatinSquare, generate  # noqa: E402
+from puzzles.kinds.queens import Queens  # noqa: E402
+from puzzles.kinds.sudoku import Sudoku  # noqa: E402
 from puzzles.loader import parse_text  # noqa: E402
 from puzzles.model import AllDifferent, Linear, Model, NotEqualOffset, Structure, Table  # noqa: E402
-from puzzles.queens import Queens  # noqa: E402
-from puzzles.sudoku import Sudoku  # noqa: E402
 from tests.test_cpsat import (  # noqa: E402
     BOJ2239,
     BOJ2239_ANSWER,

@@ -12,8 +12,8 @@ from ortools.sat.python import cp_model  # noqa: E402
 
 import engines.cpsat as cpsat  # noqa: E402
 from engines import EngineOptionError, Status, get_engine  # noqa: E402
+from puzzles.kinds.sudoku import Sudoku  # noqa: E402
 from puzzles.model import AllDifferent, Linear, Model, NotEqualOffset, Structure, Table  # noqa: E402
-from puzzles.sudoku import Sudoku  # noqa: E402
 
 BOJ2239 = ("103000509002109400000704000300502006060000050"
            "700803004000401000009205800804000107")

@@ -29,12 +29,12 @@ from hypothesis import strategies as st
 from compare.judge.checker import check_model, verify
 from engines import engine_class, get_engine
 from engines.base import KEEP_SOLUTIONS, Status
-from puzzles.formats import repeated_given
-from puzzles.generator import carve, full_grid
+from puzzles.formats.grids import repeated_given
+from puzzles.kinds.generator import carve, full_grid
+from puzzles.kinds.queens import Queens
+from puzzles.kinds.sudoku import Sudoku, units
 from puzzles.loader import parse_text
 from puzzles.model import LINEAR_OPS, AllDifferent, Linear, Model, NotEqualOffset, Structure, Table
-from puzzles.queens import Queens
-from puzzles.sudoku import Sudoku, units
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "puzzles" / "samples"

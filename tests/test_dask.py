@@ -26,8 +26,8 @@ psutil = pytest.importorskip("psutil")
 
 from compare import run_comparison  # noqa: E402
 from compare.cli.run import main as run_main  # noqa: E402
-from compare.harness import executor as executor_module  # noqa: E402
-from compare.harness.dask_executor import DaskExecutor, merged_facts  # noqa: E402
+from compare.executors.dask.executor import DaskExecutor, merged_facts  # noqa: E402
+from compare.executors.local import executor as executor_module  # noqa: E402
 
 pytestmark = pytest.mark.slow
 

@@ -20,7 +20,7 @@ import pytest
 pytest.importorskip("distributed")
 pytest.importorskip("psutil")
 
-from compare.harness.dask_executor import ClusterError, DaskExecutor  # noqa: E402
+from compare.executors.dask.executor import ClusterError, DaskExecutor  # noqa: E402
 from tests.test_dask import (  # noqa: E402,F401,F811  (the fixture mark)
     BOJ,
     UNIQUE_4X4,

@@ -13,12 +13,12 @@ import pandas as pd
 import pytest
 
 import tests.fake_engines  # noqa: F401  (registers the fake engines here)
-from compare.harness.boundary import checked_result
-from compare.harness.tasks import Task
-from compare.harness.worker import Session, WorkerInit
+from compare.executors.local.worker.boundary import checked_result
+from compare.executors.local.worker.session import Session, WorkerInit
+from compare.executors.tasks import Task
 from engines import Result, Status
 from engines import solution_counter as counter
-from puzzles.generator import generate
+from puzzles.kinds.generator import generate
 from puzzles.loader import load_puzzles
 from tests.fake_engines import ODD
 
@@ -111,7 +111,7 @@ def test_plain_tuples_of_ints_take_a_short_path_with_the_same_outcome(solution):
 def test_text_short_path_for_ascii_gives_what_the_full_check_gives(value):
     """ASCII text within the limit and free of NUL passes unchanged without the
     encode round trip; anything else takes the full way, with the same outcome."""
-    from compare.harness.boundary import TEXT_MAX, text
+    from compare.executors.local.worker.boundary import TEXT_MAX, text
     expected = value[:TEXT_MAX].encode("utf-8", "backslashreplace").decode("utf-8") \
         .replace("\x00", "\\x00")
     assert text(value, "message") == expected

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 import tests.fake_engines  # noqa: F401  (registers the fake engines here, for the parent)
-from compare.harness import preparation
-from compare.harness.executor import LocalExecutor
-from compare.harness.preparation import Preparations, preparation_of
-from compare.harness.tasks import Task
+from compare.executors.local import preparation
+from compare.executors.local.executor import LocalExecutor
+from compare.executors.local.preparation import Preparations, preparation_of
+from compare.executors.tasks import Task
 from compare.reporting.headline import verdict_of
 from compare.reporting.report import warmup_table
 from puzzles.loader import load_puzzles
@@ -143,7 +143,7 @@ def test_the_verdict_line_and_the_warm_up_table_name_the_preparation():
 ASK = """
 import json, sys
 from engines import get_engine
-from engines.backtracking.kernel import seed
+from engines.backtracking.compiled.kernel import seed
 engine = get_engine("backtracking:variant=seed:kernel=numba")
 asked = engine.preparation()
 if sys.argv[1] == "prepare":

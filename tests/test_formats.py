@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from puzzles.errors import PuzzleInputError
-from puzzles.formats import FORMATS, decode_input, detect_format, format_grid, parse_grid
+from puzzles.formats.grids import FORMATS, decode_input, detect_format, format_grid, parse_grid
+from puzzles.kinds.sudoku import Sudoku
 from puzzles.loader import Entry, load_puzzles, parse_text
-from puzzles.sudoku import Sudoku
 
 SAMPLES = Path(__file__).resolve().parents[1] / "puzzles" / "samples"
 from compare.cli.bench import DATASETS  # noqa: E402  (one definition of where the sets live)

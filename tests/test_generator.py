@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 from compare.cli.generate import main as generate_main
 from compare.judge.checker import check
 from engines import solution_counter as counter
-from puzzles.default_set import GENERATED, default_puzzle_files
-from puzzles.generator import carve, full_grid, generate, warmup_puzzles
+from puzzles.kinds.default_set import GENERATED, default_puzzle_files
+from puzzles.kinds.generator import carve, full_grid, generate, warmup_puzzles
+from puzzles.kinds.sudoku import Sudoku
 from puzzles.loader import load_puzzles
-from puzzles.sudoku import Sudoku
 
 REPO = Path(__file__).resolve().parents[1]
 count_solutions = counter("backtracking")
@@ -115,7 +115,7 @@ def test_default_set_loads_and_every_generated_puzzle_is_unique():
 
 
 def test_puzzles_package_does_not_import_engines():
-    code = ("import sys, puzzles.generator, puzzles.default_set; "
+    code = ("import sys, puzzles.kinds.generator, puzzles.kinds.default_set; "
             "print(any(m == 'engines' or m.startswith('engines.') for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
                          text=True, check=True)

@@ -17,7 +17,7 @@ import pytest
 from compare.cli.report import main as report_main
 from compare.cli.run import main as run_main
 from engines import solution_counter as counter
-from puzzles.generator import generate
+from puzzles.kinds.generator import generate
 
 pytestmark = pytest.mark.slow     # end-to-end runs; deselect with -m "not slow"
 
@@ -307,8 +307,8 @@ def test_memout_is_recorded_and_the_run_goes_on(small, tmp_path):
 
 def test_the_parent_kills_a_worker_whose_memory_grows_past_the_limit():
     """Slow growth is caught from outside, by the resident size, before RLIMIT_AS."""
-    from compare.harness.executor import LocalExecutor
-    from compare.harness.tasks import Task
+    from compare.executors.local.executor import LocalExecutor
+    from compare.executors.tasks import Task
     from puzzles.loader import load_puzzles
     entry = load_puzzles(str(REPO / "puzzles" / "data" / "gen-9x9-easy.txt"))[0]
     tasks = [Task(0, entry.id, "alldiff", "fake-hog:mb=1024:pause=0.1", "first", 2, 30.0, 0),

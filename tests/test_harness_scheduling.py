@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from compare.harness.executor import LocalExecutor
-from compare.harness.pool import Pending
-from compare.harness.tasks import Task
-from puzzles.formats import format_grid
+from compare.executors.local.executor import LocalExecutor
+from compare.executors.local.pool import Pending
+from compare.executors.tasks import Task
+from puzzles.formats.grids import format_grid
 from puzzles.loader import load_puzzles
 
 FAKES = "tests.fake_engines"      # imported by the workers only

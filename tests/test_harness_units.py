@@ -6,11 +6,8 @@ import math
 import pandas as pd
 import pytest
 
-from compare.harness.executor import LocalExecutor
-from compare.harness.plugins import PLUGIN_ENV, plugin_environment
-from compare.harness.runner import result_row
-from compare.harness.store import COLUMNS, Store
-from compare.harness.tasks import (
+from compare.executors.local.executor import LocalExecutor
+from compare.executors.tasks import (
     PuzzleRecord,
     Task,
     build_tasks,
@@ -18,10 +15,13 @@ from compare.harness.tasks import (
     sample_per_origin,
 )
 from compare.judge.verdict import findings, reproduce
+from compare.plugins import PLUGIN_ENV, plugin_environment
 from compare.reporting.summary import choose_baseline, engine_table, in_order, per_task
+from compare.run.runner import result_row
+from compare.store.store import COLUMNS, Store
 from engines import Result, Status
-from puzzles.generator import full_grid
-from puzzles.sudoku import Sudoku
+from puzzles.kinds.generator import full_grid
+from puzzles.kinds.sudoku import Sudoku
 
 BOJ = "103000509002109400000704000300502006060000050700803004000401000009205800804000107"
 
@@ -305,7 +305,7 @@ def test_tables_follow_the_given_order_not_the_finishing_order():
 
 # ----- worker count --------------------------------------------------------------------------
 def test_workers_are_capped_at_the_task_count_and_memory(tmp_path, capsys, monkeypatch):
-    from compare.harness import plan as planning
+    from compare.run import plan as planning
     given = {"puzzles": ["queens:4", "queens:5", "queens:6", "queens:7", "queens:8"],
              "engines": ["backtracking"]}
     made = planning.make_plan(given, out=tmp_path / "a", workers=200)
@@ -334,7 +334,7 @@ def test_a_late_right_answer_is_a_timeout_without_a_verdict():
 
 @pytest.mark.parametrize("claim_first", [True, False])
 def test_an_unsatisfiable_claim_is_wrong_once_a_solution_is_verified(tmp_path, claim_first):
-    from compare.harness.runner import Refutations
+    from compare.run.runner import Refutations
     claim = row(engine="liar", status="unsatisfiable", verified=True, answer=None,
                 reason="no solution claimed")
     proof = row(engine="honest")
@@ -354,8 +354,8 @@ def test_an_unsatisfiable_claim_is_wrong_once_a_solution_is_verified(tmp_path, c
 
 
 def test_each_distinct_answer_is_judged_once_and_every_result_gets_its_verdict(monkeypatch):
-    from compare.harness import runner
     from compare.judge.checker import verify
+    from compare.run import runner
     rec = record("f:1", sudoku(BOJ))
     good = tuple(full_grid_of_boj())
     bad = (good[1], good[0]) + good[2:]
@@ -384,8 +384,8 @@ def test_the_collector_is_kept_small_while_results_stream_and_put_back_after(tmp
     generation is collected rarely, until the run ends; then both are as they were."""
     import gc
 
-    from compare.harness.executor_api import Executor
-    from compare.harness.runner import YOUNG_OBJECTS, execute
+    from compare.executors.base import Executor
+    from compare.run.runner import YOUNG_OBJECTS, execute
 
     rec = record("f:1", sudoku(BOJ))
     tasks = [Task(i, "f:1", "alldiff", "x", "first", 2, 10.0, i) for i in range(3)]
@@ -421,7 +421,7 @@ def test_the_collector_is_kept_small_while_results_stream_and_put_back_after(tmp
 def test_runs_on_two_threads_share_the_quiet_collector_and_the_last_puts_it_back():
     import gc
 
-    from compare.harness.runner import YOUNG_OBJECTS, collector_back, collector_quiet
+    from compare.run.runner import YOUNG_OBJECTS, collector_back, collector_quiet
     before = gc.get_threshold()
     collector_quiet()                       # one run starts
     collector_quiet()                       # another, on another thread
@@ -435,7 +435,7 @@ def test_runs_on_two_threads_share_the_quiet_collector_and_the_last_puts_it_back
 def test_engine_stats_are_capped_with_a_note():
     import json
 
-    from compare.harness.runner import STATS_MAX_CHARS, bounded_stats
+    from compare.run.runner import STATS_MAX_CHARS, bounded_stats
     assert bounded_stats({}) is None
     assert json.loads(bounded_stats({"branches": 3})) == {"branches": 3}
     cut = bounded_stats({"dump": "x" * 50_000_000, "branches": 3})

@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 
 import tests.fake_engines  # noqa: F401  (registers the fake engines here)
-from compare.harness.tasks import Task
-from compare.harness.worker import Session, WorkerInit, sendable
+from compare.executors.local.worker.session import Session, WorkerInit, sendable
+from compare.executors.tasks import Task
 from engines import Result, Status
 from puzzles.loader import load_puzzles
 
@@ -46,7 +46,7 @@ def test_each_new_shape_is_warmed_once_untimed_before_its_first_task():
 
 def test_a_task_on_a_warm_shape_builds_its_model_once(monkeypatch):
     """The shape is read off the timed build: no second, untimed build per puzzle."""
-    from puzzles.sudoku import Sudoku
+    from puzzles.kinds.sudoku import Sudoku
     run, said = session("backtracking")
     run.start_up()
     entries = load_puzzles("puzzles/data/gen-9x9-easy.txt")[:3]
@@ -76,7 +76,7 @@ def test_warm_up_leaves_the_heap_frozen_so_no_task_pays_a_full_collection():
 
 
 def test_kinds_without_a_twin_warm_by_translating():
-    from puzzles.kinds import load_spec
+    from puzzles.catalog import load_spec
     run, said = session("backtracking")
     queens = load_spec("queens:6")
     run.run(task(0, "queens:6", "backtracking"), queens)

@@ -22,8 +22,8 @@ import pytest
 import compare
 from benchmarks.report_page import synthetic_run
 from compare.cli.report import main as report_main
-from compare.harness.store import Store
 from compare.reporting import history
+from compare.store.store import Store
 from tests.test_report_html import NEEDS_BROWSER, puzzle_file
 
 REPO = Path(__file__).resolve().parents[1]

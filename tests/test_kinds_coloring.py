@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from compare.judge.checker import check_model
 from compare.judge.rules.coloring import check_coloring
-from puzzles.coloring import Coloring, Graph, read_col, structure
-from puzzles.kinds import load_spec
+from puzzles.catalog import load_spec
+from puzzles.kinds.coloring import Coloring, Graph, read_col, structure
 from puzzles.model import NotEqualOffset, Table
 from tests.test_kinds_support import (
     assert_engine_solves,
@@ -120,8 +120,8 @@ def test_engines_colour_the_examples(engine, name, colors, count, formulation):
 
 
 def test_the_edge_count_is_capped_while_reading(monkeypatch):
-    from puzzles import coloring
     from puzzles.errors import PuzzleInputError
+    from puzzles.kinds import coloring
     monkeypatch.setattr(coloring, "MAX_EDGES", 2)
     text = "p edge 4 3\ne 1 2\ne 2 1\ne 2 3\ne 3 4\n"
     with pytest.raises(PuzzleInputError, match="line 5: more than 2 edges"):

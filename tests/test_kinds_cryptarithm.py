@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compare.judge.rules.cryptarithm import check_cryptarithm
-from puzzles.cryptarithm import Cryptarithm, Term, from_text, structure
-from puzzles.kinds import load_spec
+from puzzles.catalog import load_spec
+from puzzles.kinds.cryptarithm import Cryptarithm, Term, from_text, structure
 from puzzles.model import AllDifferent, Linear
 from tests.test_kinds_support import (
     assert_engine_solves,

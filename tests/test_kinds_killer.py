@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from compare.judge.checker import check_model
 from compare.judge.rules.killer import check_killer
-from puzzles.killer import Cage, Killer, random_cages, read_killer, solved_grid, structure
-from puzzles.kinds import load_spec
+from puzzles.catalog import load_spec
+from puzzles.kinds.killer import Cage, Killer, random_cages, read_killer, solved_grid, structure
 from puzzles.model import AllDifferent, Linear, NotEqualOffset
 from tests.test_kinds_support import (
     assert_engine_solves,

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compare.judge.rules.latin import check_latin
-from puzzles.kinds import load_spec
-from puzzles.latin import LatinSquare, generate, random_square, read_grid, structure
+from puzzles.catalog import load_spec
+from puzzles.kinds.latin import LatinSquare, generate, random_square, read_grid, structure
 from puzzles.model import AllDifferent, Linear, NotEqualOffset
 from tests.test_kinds_support import (
     assert_engine_solves,

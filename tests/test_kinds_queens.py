@@ -7,8 +7,8 @@ from hypothesis import strategies as st
 
 from compare.judge.checker import check_model
 from compare.judge.rules.queens import check_queens
+from puzzles.kinds.queens import Queens, structure
 from puzzles.model import AllDifferent, Linear, NotEqualOffset
-from puzzles.queens import Queens, structure
 from tests.test_kinds_support import (
     assert_engine_solves,
     brute_solutions,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from puzzles import kinds as specs
+from puzzles import catalog as specs
 from puzzles.errors import PuzzleInputError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -139,8 +139,8 @@ def test_a_plugin_kind_from_its_own_folder_solves_lists_and_is_judged(plugin_fil
 
 def test_the_plugin_judge_rejects_what_its_model_would_let_through(plugin_file):
     """The kind's own rules judge answers, not its model: a wrong answer is caught."""
-    from compare.harness.plugins import load_plugins
     from compare.judge.checker import check
+    from compare.plugins import load_plugins
     load_plugins([str(plugin_file)])
     square = specs.load_spec("magic:3")
     assert check(square, (2, 7, 6, 9, 5, 1, 4, 3, 8)) is None
@@ -156,8 +156,8 @@ def test_a_missing_plugin_is_one_line_and_exit_2(tmp_path):
 def test_answers_are_written_by_the_puzzle_in_the_input_format():
     """solve and the harness ask the puzzle to write its answer: Sudoku in the
     format it came in, other kinds their own way whatever that format was."""
-    from puzzles.queens import Queens
-    from puzzles.sudoku import Sudoku
+    from puzzles.kinds.queens import Queens
+    from puzzles.kinds.sudoku import Sudoku
     grid = Sudoku(4, (1, 2, 3, 4, 3, 4, 1, 2, 2, 1, 4, 3, 4, 3, 2, 1))
     assert grid.written(grid.grid, "boj2580").splitlines()[1] == "3 4 1 2"
     assert grid.written(grid.grid, "boj2239").splitlines()[0] == "1234"

@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from compare.judge.checker import check, check_model
+from puzzles.kinds.sudoku import Sudoku, onehot_var, structure
 from puzzles.model import Linear
-from puzzles.sudoku import Sudoku, onehot_var, structure
 from tests.test_kinds_support import (
     assert_engine_solves,
     brute_solutions,

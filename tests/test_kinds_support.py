@@ -193,7 +193,7 @@ def assert_engine_solves(name, puzzle, formulation, mode="first", limit=2,
 
 # ----- the helpers themselves ---------------------------------------------------------
 def test_both_references_count_the_empty_4x4_sudoku():
-    from puzzles.sudoku import Sudoku
+    from puzzles.kinds.sudoku import Sudoku
     model = Sudoku(4, (0,) * 16).to_model("alldiff")
     assert len(brute_solutions(model)) == 288
     assert len(cpsat_solutions(model)) == 288

@@ -19,10 +19,11 @@ if importlib.util.find_spec("pycsp3") is None:   # not imported here: pycsp3 as 
                 allow_module_level=True)                                  # at exit
 
 from compare.judge.checker import check, verify  # noqa: E402
-from puzzles import xcsp3_limits, xcsp3_model  # noqa: E402
 from puzzles.errors import PuzzleInputError  # noqa: E402
+from puzzles.formats.xcsp3 import limits as xcsp3_limits
+from puzzles.formats.xcsp3 import model as xcsp3_model
+from puzzles.formats.xcsp3.kind import load_file  # noqa: E402
 from puzzles.loader import load_puzzles, puzzle_paths  # noqa: E402
-from puzzles.xcsp3 import load_file  # noqa: E402
 from tests.test_kinds_support import engine_or_skip  # noqa: E402
 
 X4 = '<array id="x" size="[4]"> 0..3 </array>'
@@ -295,7 +296,7 @@ def test_bad_files_get_one_line_naming_the_file_and_the_fault(tmp_path):
 
 
 def test_instances_over_the_limits_are_refused(tmp_path, monkeypatch):
-    from puzzles import xcsp3_reader
+    from puzzles.formats.xcsp3 import reader as xcsp3_reader
     monkeypatch.setattr(xcsp3_reader, "MAX_VARIABLES", 3)
     path = tmp_path / "big.xml"
     path.write_text(xml("<allDifferent> x[] </allDifferent>"))

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engines.lexprobe import SearchTimeout, lexfirst_by_probes
+from engines.support.lexprobe import SearchTimeout, lexfirst_by_probes
 
 DOMAIN = (1, 2, 3, 4)
 

@@ -7,8 +7,9 @@ import pandas as pd
 import psutil
 
 from compare.cli.engines import render
-from compare.harness import environment, plan
 from compare.reporting import summary
+from compare.run import plan
+from compare.run import provenance as environment
 
 
 def test_markdown_tables_are_aligned_github_tables():

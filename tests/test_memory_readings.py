@@ -10,8 +10,8 @@ import time
 import psutil
 import pytest
 
-from compare.harness.pool import Worker
-from compare.harness.worker import _virtual_bytes, rss_mb
+from compare.executors.local.pool import Worker
+from compare.executors.local.worker.session import _virtual_bytes, rss_mb
 
 
 def statm_mb(pid) -> tuple[float, float]:

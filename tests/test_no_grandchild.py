@@ -60,7 +60,7 @@ def test_the_kept_children_file_is_read_afresh_and_a_fork_reads_its_own():
     """``end_leftovers`` keeps ``/proc/.../children`` open and re-reads it from offset 0:
     each read sees the children of that moment, and a forked child opens its own file
     rather than reading its parent's list."""
-    from compare.harness.processes import _children
+    from compare.executors.local.processes import _children
     before = set(_children().split())
     child = subprocess.Popen(["sleep", "30"])
     try:

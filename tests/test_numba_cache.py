@@ -22,7 +22,7 @@ def add(a, b):
 HEAL = '''
 import sys
 import tinykern
-from engines.backtracking import numba_cache
+from engines.backtracking.compiled import cache as numba_cache
 numba_cache.KERNEL_PACKAGE = "tinykern"
 print(numba_cache.healing(tinykern.add, 2, 3))
 '''
@@ -87,7 +87,7 @@ def test_processes_meeting_the_damage_together_rebuild_once(cached):
 
 
 def test_a_fault_that_is_not_the_cache_is_not_hidden(tmp_path):
-    from engines.backtracking import numba_cache
+    from engines.backtracking.compiled import cache as numba_cache
 
     def broken():
         raise ValueError("the kernel's own fault")

@@ -20,12 +20,12 @@ from hypothesis import strategies as st
 
 from compare.judge.checker import check, check_model
 from engines import get_engine
-from engines.backtracking import numba_kernel as nk
-from engines.backtracking.kernel import common, lean
+from engines.backtracking.compiled import entry as nk
+from engines.backtracking.compiled.kernel import common, lean
 from engines.base import KEEP_SOLUTIONS, Status
-from puzzles.latin import generate as latin_square
+from puzzles.kinds.latin import generate as latin_square
+from puzzles.kinds.sudoku import Sudoku
 from puzzles.model import AllDifferent, Linear, Model, Structure
-from puzzles.sudoku import Sudoku
 from tests.test_backtracking import (
     BOJ_ANSWER,
     BOJ_INPUT,
@@ -386,7 +386,7 @@ def test_dataset_seed_like_python():
 # ----- the engine option kernel=numba ---------------------------------------------------
 @pytest.mark.parametrize("variant", ["fast", "seed"])
 def test_the_engine_option_gives_the_python_kernels_answers(variant):
-    from puzzles.kinds import load_spec
+    from puzzles.catalog import load_spec
     python = get_engine(f"backtracking:variant={variant}")
     numba = get_engine(f"backtracking:variant={variant}:kernel=numba")
     assert numba.label == f"backtracking:variant={variant}:kernel=numba".replace(
@@ -407,7 +407,7 @@ def test_the_engine_option_gives_the_python_kernels_answers(variant):
 
 
 def test_models_the_kernel_does_not_take_keep_the_python_search():
-    from puzzles.kinds import load_spec
+    from puzzles.catalog import load_spec
     queens = load_spec("queens:8").to_model()          # Linear constraints: general path
     result = get_engine("backtracking:kernel=numba").solve(queens, "count", 100)
     assert str(result.status) == "solved" and result.count == 92

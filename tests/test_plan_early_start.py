@@ -5,9 +5,9 @@ import psutil
 import pytest
 
 from compare import run_comparison
-from compare.harness import plan as plan_module
-from compare.harness.executor import LocalExecutor
-from compare.harness.limits import SettingsError
+from compare.executors.local.executor import LocalExecutor
+from compare.limits import SettingsError
+from compare.run import plan as plan_module
 
 EASY = "puzzles/data/gen-9x9-easy.txt"
 

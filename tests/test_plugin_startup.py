@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from compare.harness.executor import LocalExecutor
-from compare.harness.executor_api import START_LIMIT_ENV
-from compare.harness.limits import SettingsError
+from compare.executors.base import START_LIMIT_ENV
+from compare.executors.local.executor import LocalExecutor
+from compare.limits import SettingsError
 
 REPO = Path(__file__).resolve().parents[1]
 IN_WORKERS = "import multiprocessing\nif multiprocessing.parent_process() is not None:\n"

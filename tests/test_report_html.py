@@ -11,11 +11,11 @@ import pandas as pd
 import pytest
 
 from compare.cli.report import main as report_main
-from compare.harness.folder import RunFolder
 from compare.judge.verdict import findings
 from compare.reporting import page as html_page
+from compare.store.folder import RunFolder
 from engines import solution_counter as counter
-from puzzles.generator import generate
+from puzzles.kinds.generator import generate
 from tests import browser
 
 REPO = Path(__file__).resolve().parents[1]

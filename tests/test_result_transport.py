@@ -12,15 +12,15 @@ from dataclasses import fields, replace
 
 import pytest
 
-from compare.harness import store as store_module
-from compare.harness.executor_api import Executor
-from compare.harness.runner import answer_string, execute, puzzle_row
-from compare.harness.store import DB_NAME, Store
-from compare.harness.tasks import PuzzleRecord, Task
-from compare.harness.worker import PackedResults, Session, WorkerInit, send_results
+from compare.executors.base import Executor
+from compare.executors.local.worker.session import PackedResults, Session, WorkerInit, send_results
+from compare.executors.tasks import PuzzleRecord, Task
+from compare.run.runner import answer_string, execute, puzzle_row
+from compare.store import store as store_module
+from compare.store.store import DB_NAME, Store
 from engines import Result, Status, get_engine
-from puzzles.generator import full_grid
-from puzzles.sudoku import Sudoku
+from puzzles.kinds.generator import full_grid
+from puzzles.kinds.sudoku import Sudoku
 
 # Five 9x9 puzzles of the repository's hard set: the search needs a few nodes on some
 HARD = ["36......9..8.....1...9.75....7....18..2.7....64............89....13..64.........7",

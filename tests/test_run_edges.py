@@ -15,7 +15,7 @@ import pytest
 
 import tests.fake_engines  # noqa: F401  (registers the fake engines)
 from compare import SettingsError, compare_runs, run_comparison
-from compare.harness.store import Store
+from compare.store.store import Store
 
 REPO = Path(__file__).resolve().parents[1]
 EASY = REPO / "puzzles" / "data" / "gen-9x9-easy.txt"

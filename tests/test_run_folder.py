@@ -5,12 +5,12 @@ import pytest
 
 import engines
 from compare import compare_runs, open_comparison, run_comparison
-from compare.harness import folder as run_folder
-from compare.harness.executor_api import Executor
-from compare.harness.folder import RunFolder
-from compare.harness.store import StorageError, StoreError
-from compare.harness.worker import solve_task
+from compare.executors.base import Executor
+from compare.executors.local.worker.session import solve_task
 from compare.reporting import summary
+from compare.store import folder as run_folder
+from compare.store.folder import RunFolder
+from compare.store.store import StorageError, StoreError
 from engines.base import Engine
 from tests.test_stats import MS, store, times_frame
 

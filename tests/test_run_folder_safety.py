@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from compare import plugins
 from compare.cli.report import main as report_main
-from compare.harness import environment, plugins
-from compare.harness.folderlock import LOCK_NAME, FolderBusy, FolderLock
-from compare.harness.store import Store
 from compare.reporting.runs import compare_runs
+from compare.run import provenance as environment
+from compare.store.lock import LOCK_NAME, FolderBusy, FolderLock
+from compare.store.store import Store
 from tests.test_stats import store, times_frame
 
 REPO = Path(__file__).resolve().parents[1]
@@ -35,7 +36,7 @@ def test_a_second_writer_is_refused_and_a_released_lock_is_taken_over(tmp_path):
 
 def test_the_lock_of_a_killed_process_is_taken_over(tmp_path):
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time; from compare.harness.folderlock import "
+        [sys.executable, "-c", "import sys, time; from compare.store.lock import "
          "FolderLock; FolderLock(sys.argv[1]).acquire(); print('held', flush=True); "
          "time.sleep(60)", str(tmp_path)], cwd=REPO, stdout=subprocess.PIPE, text=True)
     assert holder.stdout.readline().strip() == "held"

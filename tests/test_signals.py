@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 import tests.fake_engines  # noqa: F401  (registers the fake engines)
-from compare.harness.executor import LocalExecutor
-from compare.harness.processes import ProcessDied, call_apart
+from compare.executors.local.executor import LocalExecutor
+from compare.executors.local.processes import ProcessDied, call_apart
 
 REPO = Path(__file__).resolve().parents[1]
 ENV = dict(os.environ, PYTHONPATH=str(REPO), COMPARE_PLUGINS="tests.fake_engines")
@@ -28,7 +28,7 @@ ENV = dict(os.environ, PYTHONPATH=str(REPO), COMPARE_PLUGINS="tests.fake_engines
 
 def cpmpy_backends() -> list:
     try:
-        import engines.cpmpy_engine as ce
+        import engines.cpmpy.engine as ce
     except ImportError:
         return []
     if ce.cp is None:
@@ -46,7 +46,7 @@ def test_backend_checks_leave_ctrl_c_and_sigterm_to_the_tool():
     afterwards SIGINT and SIGTERM still do what the tool set, at the C level too."""
     script = """
 import os, signal
-import engines.cpmpy_engine as ce
+import engines.cpmpy.engine as ce
 from compare.cli import terminate_like_interrupt
 terminate_like_interrupt()
 for name in ce.BACKENDS:

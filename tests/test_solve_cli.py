@@ -21,7 +21,7 @@ from compare.cli.solve import main
 from compare.judge.checker import check
 from engines import Outcome, Status
 from puzzles.base import Puzzle
-from puzzles.formats import parse_grid
+from puzzles.formats.grids import parse_grid
 from puzzles.model import AllDifferent, Model, Structure
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -13,12 +13,12 @@ import pytest
 
 import compare
 from compare.cli.report import main as report_main
-from compare.harness import environment
-from compare.harness.store import COLUMNS, Store
 from compare.judge.verdict import failures, model_only
 from compare.reporting import paired, plots, summary
 from compare.reporting.report import build_report
 from compare.reporting.runs import compare_runs
+from compare.run import provenance as environment
+from compare.store.store import COLUMNS, Store
 
 MS = 0.001
 

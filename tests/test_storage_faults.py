@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from compare.harness.store import StorageError, atomic_write
+from compare.store.store import StorageError, atomic_write
 
 REPO = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,

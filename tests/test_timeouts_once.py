@@ -6,10 +6,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from compare.harness.executor import LocalExecutor
-from compare.harness.executor_api import Executor
-from compare.harness.runner import NOT_REPEATED, TimeoutsOnce, not_repeated
-from compare.harness.tasks import Task
+from compare.executors.base import Executor
+from compare.executors.local.executor import LocalExecutor
+from compare.executors.tasks import Task
+from compare.run.runner import NOT_REPEATED, TimeoutsOnce, not_repeated
 from engines import Result, Status
 from tests.test_harness import results, run, small  # noqa: F401  (the fixture)
 

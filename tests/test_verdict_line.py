@@ -12,10 +12,10 @@ import pytest
 
 from compare.cli.common import FAIL_ON
 from compare.cli.report import main as report_main
-from compare.harness.executor import LocalExecutor
-from compare.harness.executor_api import KILLED_WARMING_UP, WARMUP_LIMIT_S, WARMUP_RETRIES
-from compare.harness.pool import Pending, Worker
-from compare.harness.tasks import Task
+from compare.executors.base import KILLED_WARMING_UP, WARMUP_LIMIT_S, WARMUP_RETRIES
+from compare.executors.local.executor import LocalExecutor
+from compare.executors.local.pool import Pending, Worker
+from compare.executors.tasks import Task
 from compare.reporting import summary
 from compare.reporting.headline import Verdict, verdict_of
 from compare.reporting.report import build_report

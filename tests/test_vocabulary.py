@@ -34,8 +34,8 @@ COLUMN_WORDS = frozenset({"solved", "timeout", "wrong", "verified"})
 ALLOWED_KEYS = {
     ("compare/reporting/summary.py", "crashed"): "a column of the per-engine table",
     ("compare/reporting/summary.py", "memout"): "a column of the per-engine table",
-    ("compare/harness/dask_worker.py", "crashed"): "an entry of the worker plugin's state",
-    ("compare/harness/dask_executor.py", "crashed"): "an entry of the worker plugin's state",
+    ("compare/executors/dask/worker.py", "crashed"): "an entry of the worker plugin's state",
+    ("compare/executors/dask/executor.py", "crashed"): "an entry of the worker plugin's state",
     ("engines/__init__.py", "error"): "an engine's import error in the engines table",
     ("compare/cli/engines.py", "error"): "an engine's import error in the engines table",
     ("compare/judge/rules/xcsp3.py", "unsupported"): "the XCSP3 reader's mark of a "

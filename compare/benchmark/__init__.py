@@ -47,14 +47,14 @@ from compare.benchmark.spec import (
     Part,
     load,
 )
-from compare.harness.folder import check_out, reports_root
-from compare.harness.plan import SettingsError, WorkersFailed
-from compare.harness.plugins import PluginError
-from compare.harness.store import StoreError
+from compare.plugins import PluginError
 from compare.reporting.report import build_report
-from puzzles.default_set import DATA
+from compare.run.plan import SettingsError, WorkersFailed
+from compare.store.folder import check_out, reports_root
+from compare.store.store import StoreError
 from puzzles.errors import PuzzleInputError
-from puzzles.generator import file_text, generate
+from puzzles.kinds.default_set import DATA
+from puzzles.kinds.generator import file_text, generate
 
 __all__ = ["BAD_INPUT", "DATASETS", "DEFAULT_FILE", "NOT_STARTED", "PLOTS", "REPO",
            "RUN_SETTINGS", "TARGETS", "TIMEOUT_GROUPS", "VERIFIED", "WRONG", "Benchmark",

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import engines
 from compare.benchmark.spec import Part
-from compare.harness.folder import RunFolder
 from compare.judge.verdict import VERIFIED, WRONG
 from compare.reporting import bench
+from compare.store.folder import RunFolder
 
 PLOTS = ("cactus.png", "scatter.png")
 # What became of a part: the judge's VERIFIED or WRONG over its answers, or one of

@@ -9,8 +9,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from compare.harness.limits import check_setting, range_text
-from compare.harness.plan import SettingsError
+from compare.limits import check_setting, range_text
+from compare.run.plan import SettingsError
 from puzzles.errors import PuzzleInputError
 from puzzles.reading import read_text
 

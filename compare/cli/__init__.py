@@ -21,8 +21,8 @@ import sys
 import threading
 
 from compare.cli.common import Exit, OneLineParser, say
-from compare.harness.plugins import PluginError, load_plugins
-from compare.harness.store import STORAGE_ERRNOS, StorageError, StoreError, storage_fault
+from compare.plugins import PluginError, load_plugins
+from compare.store.store import STORAGE_ERRNOS, StorageError, StoreError, storage_fault
 
 # name -> (module, one line for --help); each module is imported when chosen.
 COMMANDS = {

@@ -11,7 +11,7 @@ import re
 import sys
 from enum import IntEnum
 
-from compare.harness.limits import FAIL_ON, RANGES, range_text
+from compare.limits import FAIL_ON, RANGES, range_text
 
 
 class Exit(IntEnum):

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import engines
 from compare.cli.common import Exit, OneLineParser, in_range, say, setting
-from compare.harness.store import StorageError, atomic_write
-from puzzles.default_set import regenerate
-from puzzles.generator import DEFAULT_CLUES, file_text, generate
+from compare.store.store import StorageError, atomic_write
+from puzzles.kinds.default_set import regenerate
+from puzzles.kinds.generator import DEFAULT_CLUES, file_text, generate
 
 BAD_USAGE = Exit.USAGE
 MAX_COUNT = 100_000     # puzzles per call

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from compare.cli.common import OneLineParser
 from compare.cli.engines import render
-from puzzles.kinds import catalog
+from puzzles.catalog import catalog
 
 COLUMNS = ("kind", "formulations", "origin", "file or spec")
 

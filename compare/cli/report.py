@@ -33,11 +33,11 @@ from compare.cli.common import (
     seconds_of_ms,
     setting,
 )
-from compare.harness.folder import RunFolder
-from compare.harness.store import StoreError, atomic_write
 from compare.reporting import history
 from compare.reporting.report import build_report
 from compare.reporting.runs import compare_runs
+from compare.store.folder import RunFolder
+from compare.store.store import StoreError, atomic_write
 
 BAD_USAGE = Exit.USAGE
 

@@ -16,12 +16,12 @@ import sys
 from compare.api import Interrupted, run_comparison
 from compare.cli.common import Exit, report_exit, say, seconds_of_ms
 from compare.cli.run_args import build_parser
-from compare.harness.dask_executor import ClusterError
-from compare.harness.folder import default_out
-from compare.harness.plan import RUN_SETTINGS, SettingsError, WorkersFailed
-from compare.harness.plugins import PluginError
-from compare.harness.store import StorageError, StoreError
+from compare.executors.dask.executor import ClusterError
+from compare.plugins import PluginError
 from compare.reporting.report import build_report
+from compare.run.plan import RUN_SETTINGS, SettingsError, WorkersFailed
+from compare.store.folder import default_out
+from compare.store.store import StorageError, StoreError
 from puzzles.errors import PuzzleInputError
 
 

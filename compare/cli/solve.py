@@ -23,11 +23,11 @@ import traceback
 
 import engines
 from compare.cli.common import Exit, OneLineParser, UsageError, add_settings, say
-from compare.harness.plugins import plugin_hint
-from compare.harness.processes import ProcessDied, call_apart
+from compare.executors.local.processes import ProcessDied, call_apart
 from compare.judge.checker import NO_ANSWER, verify
+from compare.plugins import plugin_hint
 from puzzles.errors import PuzzleInputError
-from puzzles.formats import FORMATS, detect_format
+from puzzles.formats.grids import FORMATS, detect_format
 from puzzles.loader import STDIN, load_puzzles, parse_text, read_text
 
 SOLVED, NO_SOLUTION, BAD_INPUT, ENGINE_FAILED = Exit.OK, Exit.NO_SOLUTION, Exit.USAGE, Exit.FAILED

@@ -1,7 +1,7 @@
 """The independent checker: judges every answer against the rules, not the engines.
 
 It shares no code with any engine, and for Sudoku it re-derives rows, columns
-and boxes here instead of trusting ``puzzles.sudoku`` or the model, so a bug
+and boxes here instead of trusting ``puzzles.kinds.sudoku`` or the model, so a bug
 in the model or in an engine's translation shows up as a rejected answer.
 
 Two judges agree on a good answer:

@@ -13,8 +13,8 @@ from datetime import datetime
 
 import pandas as pd
 
-from compare.harness import environment
 from compare.reporting import summary
+from compare.run import provenance as environment
 from engines import Status
 
 COMMON = """\

@@ -15,8 +15,8 @@ from dataclasses import asdict, dataclass, field
 
 import pandas as pd
 
-from compare.harness.executor_api import KILLED_WARMING_UP
-from compare.harness.limits import FAIL_ON, INCOMPLETE
+from compare.executors.base import KILLED_WARMING_UP
+from compare.limits import FAIL_ON, INCOMPLETE
 from compare.reporting.summary import duration, per_task
 from engines import ANSWERED_WORDS, FAILED_WORDS, Status
 

@@ -36,11 +36,11 @@ import pandas as pd
 from matplotlib.colors import to_hex
 from scipy import stats
 
-from compare.harness.environment import commit
-from compare.harness.folder import RunFolder
-from compare.harness.store import atomic_write
 from compare.reporting import page, paired, plots, summary
 from compare.reporting.runs import TASK, compatibility, run_identity
+from compare.run.provenance import commit
+from compare.store.folder import RunFolder
+from compare.store.store import atomic_write
 from engines import Status
 
 ALL = "all"                 # the source of the rows over every source

@@ -27,9 +27,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from compare.harness.store import atomic_write
 from compare.judge.verdict import DISAGREEMENT, WRONG, WRONG_ANSWER, reproduce
 from compare.reporting import figures, summary
+from compare.store.store import atomic_write
 from engines import FAILED_WORDS, Status
 
 TASK_ROWS = 1000

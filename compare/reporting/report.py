@@ -19,13 +19,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from compare.harness.environment import describe
-from compare.harness.folder import RunFolder
-from compare.harness.runner import not_repeated
-from compare.harness.store import COLUMNS, atomic_write
 from compare.judge.verdict import failures, findings, model_only
 from compare.reporting import page, paired, plots, summary
 from compare.reporting.headline import RUN_OK, RUN_WRONG, Verdict, verdict_of
+from compare.run.provenance import describe
+from compare.run.runner import not_repeated
+from compare.store.folder import RunFolder
+from compare.store.store import COLUMNS, atomic_write
 
 WIDTH = 100            # terminal output stays within this many columns
 CONSOLE_COUNTS = 20     # count mode: per-puzzle lines on the terminal up to this many puzzles

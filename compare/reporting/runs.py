@@ -23,9 +23,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from compare.harness.folder import RunFolder
 from compare.judge.verdict import UNANSWERED, VERIFIED, WRONG
 from compare.reporting import paired, summary
+from compare.store.folder import RunFolder
 from engines import ANSWERED_WORDS
 
 TASK = ["puzzle_id", "formulation", "engine", "mode"]

@@ -13,10 +13,10 @@ import pandas as pd
 from tabulate import tabulate
 
 import engines
+from compare.reporting import paired
 
 # the task set is defined with the run folder; the tables here are built on it
-from compare.harness.folder import PAIR_KEYS, TASK_KEYS, common_runs, per_task  # noqa: F401
-from compare.reporting import paired
+from compare.store.folder import PAIR_KEYS, TASK_KEYS, common_runs, per_task  # noqa: F401
 
 DEFINITIONS = """\
 * solved: answered (a solution, or unsatisfiable) and not rejected by the

@@ -23,6 +23,6 @@ the ``general`` path in both variants: ``fast`` propagates each kind,
 ``seed`` only checks the assigned variables. AllDifferent-only models never
 go there, so the Sudoku searches above pay nothing for the other kinds.
 """
-from .engine import VARIANTS, BacktrackingEngine, Translated
+from engines.backtracking.engine import VARIANTS, BacktrackingEngine, Translated
 
 __all__ = ["VARIANTS", "BacktrackingEngine", "Translated"]

@@ -10,12 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from engines.backtracking.compiled import entry as numba_kernel
+from engines.backtracking.compiled import searches as compiled
+from engines.backtracking.python import fast, general, seed
+from engines.backtracking.report import Goal, Report
+from engines.backtracking.shape import shape_for
+from engines.base import Engine, Outcome, Status
 from puzzles.model import AllDifferent, Linear, Model, ModelError, NotEqualOffset, Table
-
-from ..base import Engine, Outcome, Status
-from . import compiled, fast, general, numba_kernel, seed
-from .report import Goal, Report
-from .shape import shape_for
 
 # variant -> (search on AllDifferent-only shapes, search on the others)
 SEARCHES = {

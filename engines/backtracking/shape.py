@@ -31,9 +31,8 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Callable, TypeVar
 
+from engines.support.structure_cache import StructureCache
 from puzzles.model import AllDifferent, Structure
-
-from ..structure_cache import StructureCache
 
 CACHE_SIZE = 16          # shapes kept; a run rarely mixes more than a few
 T = TypeVar("T")

@@ -1,5 +1,5 @@
 """Sudoku from first principles: rows, columns and boxes re-derived here, not
-taken from ``puzzles.sudoku`` or the model.
+taken from ``puzzles.kinds.sudoku`` or the model.
 """
 from __future__ import annotations
 

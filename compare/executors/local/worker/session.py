@@ -1,0 +1,538 @@
+"""The solver-process side of the harness: what runs in a worker, and how it talks.
+
+The parent decides which task runs where and when (``executor``); this module
+runs tasks and measures them, as one unit any executor can reuse:
+
+* ``Session``: the engines of a run, built once per process and warmed up;
+  ``Session.run(task, puzzle)`` gives a ``Result`` with the build and search
+  times, the CPU time and peak memory of the solve, under the memory limit.
+  Each new shape (engine x model structure x mode) is warmed untimed before
+  the first timed task on it, and the cost is reported, not hidden.
+* ``worker_main``: the loop of a local worker process, speaking the protocol
+  below over a ``multiprocessing`` connection.
+* a worker never outlives the process that started it (``processes.die_with_parent``).
+
+One task runs at a time per process: the resource figures are the process's.
+
+Message protocol (pickled tuples on the connection)::
+
+    parent -> worker
+      ("run", puzzles, tasks)   a chunk: ``tasks`` run in order; ``puzzles`` maps the
+                                ids this worker has not been sent before to puzzles
+      None                      stop once the current task is done
+    worker -> parent
+      ("unfit", why)            the plugins or engines cannot be loaded here; the worker ends
+      ("warming", label)        start-up warm-up of one engine begins
+      ("ready", info)           start-up done: {"pid", "rss_mb", "peak_method", "host",
+                                "warmup_s": start-up warm-up seconds per engine}
+      ("shaping", tid, shape)   task ``tid`` meets a new shape: warming it, untimed
+      ("warmed", tid, engine, shape, seconds)   done; the timed task starts now
+      ("done", [(tid, result), ...])   tasks finished, in order (``Result`` each; a
+                                ``PackedResults`` gives the same pairs, packed):
+                                reported together every ``REPORT_S`` or so, and
+                                always before any other message and at a chunk's end
+      ("retire", reason)        the worker exits after this (it ran out of memory);
+                                the chunk's unstarted tasks go back to the queue
+
+Tokens: with a chunk the parent writes one byte per task into the worker's
+token pipe, and the worker takes a byte before it starts each task (the next
+one before it reports the current one). A worker that finds no byte stops the
+chunk there: the parent took the bytes back to give those tasks to a worker
+that is idle now (see ``executor``). The kernel hands each byte to exactly one
+reader, so a task is started by one side or the other, never both.
+"""
+from __future__ import annotations
+
+import gc
+import json
+import os
+import pickle
+import resource
+import signal
+import socket
+import sys
+import time
+import traceback
+from array import array
+from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass
+
+import psutil
+
+import engines
+from compare.executors.local.processes import (
+    adopt_orphans,
+    apart_from_terminal,
+    die_with_parent,
+    end_leftovers,
+)
+from compare.executors.local.worker.boundary import checked_result
+from compare.executors.tasks import Task
+from compare.plugins import PluginError, load_plugins
+from engines import Result, Status, describe
+from puzzles.kinds.generator import warmup_puzzles
+
+WARMUP_TIMEOUT_S = 5.0    # a warm-up solve is a nearly full grid: this is generous
+REPORT_S = 0.005          # results of short tasks go to the parent together, this often:
+                          # one message per result cost the parent a wake-up and a pipe
+                          # read each, on a busy machine most of its time
+HOST = socket.gethostname()
+
+
+@dataclass(frozen=True)
+class WorkerInit:
+    """What a worker needs to serve a run; small and picklable."""
+    plugins: tuple[str, ...]
+    engines: tuple[str, ...]
+    mode: str = "first"
+    limit: int = 2
+    formulations: tuple[str, ...] = ("alldiff",)
+    skip_warmup: tuple[str, ...] = ()     # engines whose start-up warm-up failed before
+    memory_limit_mb: float | None = None
+
+
+# ----- resources ------------------------------------------------------------------------
+class Meter:
+    """CPU time and peak resident memory of one solve, in the process that runs it.
+
+    CPU is the process's user + system time (``process_time``, the same as
+    ``getrusage(RUSAGE_SELF)`` but a quarter of its cost), every thread of the
+    process included (an engine's own search threads count). Peak memory is the
+    kernel's high-water mark of resident memory (``VmHWM``, which is also what
+    ``ru_maxrss`` reports); on Linux writing ``5`` to ``/proc/self/clear_refs``
+    resets it to the current size, so each task's figure is its own peak.
+    Where that file cannot be written the figure is the process's peak since
+    it started (``method`` says which). Both cost about a microsecond.
+    """
+
+    def __init__(self):
+        self._reset_fd = None
+        try:
+            self._reset_fd = os.open("/proc/self/clear_refs", os.O_WRONLY)
+            os.write(self._reset_fd, b"5")
+            self.method = "VmHWM, reset per task (/proc/self/clear_refs)"
+        except OSError:
+            if self._reset_fd is not None:
+                os.close(self._reset_fd)
+            self._reset_fd = None
+            self.method = "ru_maxrss: the worker's peak so far (no per-task reset here)"
+        self._cpu = 0.0
+
+    def start(self) -> None:
+        if self._reset_fd is not None:
+            try:
+                os.write(self._reset_fd, b"5")
+            except OSError:
+                pass
+        self._cpu = time.process_time()
+
+    def stop(self) -> tuple[float, float]:
+        """``(cpu_s, peak_rss_mb)`` since ``start``."""
+        cpu = time.process_time() - self._cpu
+        return cpu, _maxrss_mb(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+
+
+def _maxrss_mb(value: int) -> float:
+    return value / (1024 * 1024) if sys.platform == "darwin" else value / 1024
+
+
+def rss_mb(process: "psutil.Process | int | None" = None) -> float | None:
+    """Resident memory of a process now (this one by default), in MB; None once it is gone
+    or where the system will not say. Pass a kept ``psutil.Process`` to read one often:
+    about 12 µs a reading (psutil reads ``/proc/PID/statm``), against 28 µs when the
+    handle is made afresh each time."""
+    return _memory(process, "rss")
+
+
+def _virtual_bytes() -> int | None:
+    found = _memory(None, "vms")
+    return None if found is None else int(found * 1024 * 1024)
+
+
+def _memory(process, field: str) -> float | None:
+    try:
+        if not isinstance(process, psutil.Process):
+            process = psutil.Process(process)
+        return getattr(process.memory_info(), field) / (1024 * 1024)
+    except (psutil.Error, OSError, ValueError):
+        return None
+
+
+@contextmanager
+def address_space_cap(limit_mb: float | None):
+    """While solving, new address space is capped at twice ``limit_mb`` (``RLIMIT_AS``).
+
+    The limit itself is on resident memory, which the parent watches from
+    outside (``executor``) every few milliseconds. This cap is the backstop
+    for an allocation too fast for that watch: one that asks for more than
+    twice the limit at once fails at once with ``MemoryError`` (memout).
+    It counts from the process's current virtual size, because solver libraries
+    and JIT compilers reserve far more address space than they touch (a warmed
+    worker with an eight-thread solver has 1 GB virtual against 150 MB resident):
+    capping virtual memory outright would fail them for nothing.
+    """
+    if not limit_mb or not hasattr(resource, "RLIMIT_AS"):
+        yield
+        return
+    now = _virtual_bytes()
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if now is None:
+        yield
+        return
+    cap = now + int(2 * limit_mb * 1024 * 1024)
+    if hard != resource.RLIM_INFINITY:
+        cap = min(cap, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+# ----- a worker's run -------------------------------------------------------------------
+class Session:
+    """The engines of a run in one process, warmed, running one task at a time.
+
+    ``notify`` receives the protocol's progress messages (``warming``,
+    ``shaping``, ``warmed``); a caller that needs none passes nothing.
+    """
+
+    def __init__(self, init: WorkerInit, notify=None):
+        self.init = init
+        self.notify = notify or (lambda message: None)
+        load_plugins(list(init.plugins))
+        self.engines = {label: engines.get_engine(label) for label in init.engines}
+        self.meter = Meter()
+        self.warm: set[tuple] = set()          # (engine, structure key, mode) warmed here
+        self.retire: str | None = None          # why this process should be replaced
+        self.startup_s: dict[str, float] = {}   # start-up warm-up time per engine
+
+    def start_up(self) -> None:
+        """Solve nearly full 4x4 and 9x9 grids with every engine: imports, caches, JIT."""
+        for label, engine in self.engines.items():
+            if label in self.init.skip_warmup:
+                continue
+            self.notify(("warming", label))
+            start = time.perf_counter()
+            for puzzle in warmup_puzzles():
+                for form in self.init.formulations:
+                    if form in puzzle.formulations:
+                        model = puzzle.to_model(form)
+                        engine.solve(model, self.init.mode, self.init.limit, WARMUP_TIMEOUT_S)
+                        self.warm.add((label, model.structure.key, self.init.mode))
+            self.startup_s[label] = time.perf_counter() - start
+        settle_heap()
+
+    def info(self) -> dict:
+        return {"pid": os.getpid(), "rss_mb": rss_mb(), "peak_method": self.meter.method,
+                "host": HOST, "warmup_s": dict(self.startup_s)}
+
+    def run(self, task: Task, puzzle) -> Result:
+        """One task: its shape warmed first if new here, then timed and measured.
+
+        The shape is read off the timed build's model, so a puzzle is built once
+        per task; only a task that meets a new shape builds again, after warming.
+        """
+        engine = self.engines[task.engine]
+        self.meter.start()
+        limit = self.init.memory_limit_mb
+        try:
+            with address_space_cap(limit) if limit else nullcontext():
+                result = solve_task(engine, puzzle, task,
+                                    lambda model: self._warmed(engine, task, puzzle, model))
+        except MemoryError as exc:      # raised outside the engine's own guard
+            result = failed(engine, task, Status.MEMOUT, describe(exc), traceback.format_exc())
+        result.cpu_s, result.peak_rss_mb = self.meter.stop()
+        end_leftovers()                  # nothing the engine started outlives its task
+        result.host = HOST
+        if result.status == Status.MEMOUT:
+            result.message = (f"out of memory ({result.message}"
+                              + (f"; memory limit {limit:g} MB)" if limit else ")"))
+            self.retire = "ran out of memory"     # its heap may be in any state now
+        return result
+
+    def _warmed(self, engine, task: Task, puzzle, model) -> bool:
+        """True if the model's shape was warm here already; else warm it now, untimed.
+
+        After a warm-up the caller starts its clocks and its build again.
+        """
+        shape = model.structure.key
+        key = (task.engine, shape, task.mode)
+        if key in self.warm:
+            return True
+        self.notify(("shaping", task.tid, shape))
+        start = time.perf_counter()
+        self._warm_shape(engine, task, puzzle)
+        self.warm.add(key)
+        settle_heap()
+        self.notify(("warmed", task.tid, task.engine, shape, time.perf_counter() - start))
+        self.meter.start()
+        return False
+
+    def _warm_shape(self, engine, task: Task, puzzle) -> None:
+        """Solve the puzzle's twin of the same shape, or else translate the puzzle, untimed."""
+        try:
+            twin = puzzle.warmup_twin()
+            if twin is not None:
+                engine.solve(twin.to_model(task.formulation), task.mode, task.limit,
+                             min(task.timeout, WARMUP_TIMEOUT_S))
+                return
+            model = puzzle.to_model(task.formulation)
+            if engine.unsupported_reason(model, task.mode) is None:
+                engine.translate(model)
+        except (Exception, SystemExit):   # best effort; the timed task tells the truth
+            pass
+
+
+def settle_heap() -> None:
+    """Move everything alive now out of the garbage collector's sight, untimed.
+
+    With the engines' libraries loaded a worker holds about 100,000 objects,
+    and a full collection walks them all: 30-60 ms measured here, charged to
+    whichever task happened to trigger it. Frozen (``gc.freeze``), they are
+    never walked again, so a collection inside a timed task costs what that
+    task allocated, as it would in a process of its own.
+    """
+    gc.collect()
+    gc.freeze()
+
+
+def solve_task(engine, puzzle, task: Task, warmed=None) -> Result:
+    """One timed task: the model build counts as build time and against the time limit.
+
+    ``warmed(model)``, if given, sees the built model before the search; when it
+    returns False (it just warmed the model's shape) the build is timed again.
+    """
+    for _ in range(2):
+        start = time.perf_counter()
+        try:
+            model = puzzle.to_model(task.formulation)
+        except MemoryError as exc:
+            return failed(engine, task, Status.MEMOUT, f"model: {describe(exc)}",
+                          traceback.format_exc())
+        except Exception as exc:     # a puzzle that cannot be modelled is an error result
+            return failed(engine, task, Status.ERROR, f"model: {describe(exc)}",
+                          traceback.format_exc())
+        model_s = time.perf_counter() - start
+        if warmed is None or warmed(model):
+            break
+    if model_s >= task.timeout:
+        result = failed(engine, task, Status.TIMEOUT,
+                        f"building the model took {model_s:.2f} s, over the time limit")
+    else:
+        try:
+            result = engine.solve(model, task.mode, task.limit, task.timeout - model_s)
+        except SystemExit as exc:     # an engine must not end the process that hosts it
+            result = failed(engine, task, Status.ERROR,
+                            f"the engine called sys.exit({exc.code!r})", traceback.format_exc())
+        except MemoryError:
+            raise
+        except Exception as exc:      # raised outside the template's guard (a malformed
+            result = failed(engine, task, Status.ERROR,     # outcome, an overridden solve)
+                            f"invalid result from the engine: {describe(exc)}",
+                            traceback.format_exc())
+        if not isinstance(result, Result):
+            result = failed(engine, task, Status.ERROR, "invalid result from the engine: "
+                            f"{type(result).__name__}, not a Result")
+    result = checked_result(result)     # the engine boundary: see ``boundary``
+    result.build_s += model_s
+    return result
+
+
+def failed(engine, task: Task, status: Status, message: str, where: str = "") -> Result:
+    return Result(engine.label, engine.library or "builtin", engine.version(), task.mode,
+                  status, message=message, traceback=where)
+
+
+def send_results(conn, done: list[tuple[int, Result]]) -> None:
+    """``("done", done)``, packed where it can be (``PackedResults``); a result that
+    cannot be pickled goes as ``sendable``."""
+    try:
+        conn.send(("done", PackedResults.of(done) or done))
+    except (OSError, EOFError):
+        raise
+    except Exception:             # pickling failed: nothing was written
+        conn.send(("done", [(tid, sendable(result)) for tid, result in done]))
+
+
+class PackedResults:
+    """Finished tasks as a few arrays: what ``("done", ...)`` carries when it can.
+
+    A fast engine's worker reports thousands of results a second, nearly all
+    alike: solved, one answer of small whole numbers, nothing said. Pickled
+    one ``Result`` object at a time they cost the parent about 8 us each to
+    read back, most of a 9x9 solve; here the strings common to all go once,
+    the numbers as arrays and the answers as one ``bytes``. Iterating gives
+    ``(tid, Result)`` pairs, as the plain list would, so the reader does not
+    care which it got. Results of any other form go as a plain list.
+    """
+
+    __slots__ = ("common", "tids", "seconds", "counts", "answers", "width")
+
+    def __init__(self, common, tids, seconds, counts, answers, width):
+        self.common, self.tids, self.seconds = common, tids, seconds
+        self.counts, self.answers, self.width = counts, answers, width
+
+    @classmethod
+    def of(cls, done: list[tuple[int, Result]]) -> "PackedResults | None":
+        """The pack of ``done``, or None when any result is not of the common form."""
+        first = done[0][1] if done else None
+        if first is None or type(first) is not Result or len(first.solutions) != 1:
+            return None
+        common = (first.engine, first.library, first.version, first.mode, first.host)
+        width = len(first.solutions[0])
+        seconds, counts, answers = array("d"), array("q"), []
+        try:
+            for _, r in done:
+                if (type(r) is not Result or r.status is not Status.SOLVED or r.stats
+                        or r.count is not None or r.message or r.traceback
+                        or len(r.solutions) != 1 or len(r.solutions[0]) != width
+                        or r.cpu_s is None or r.peak_rss_mb is None
+                        or (r.engine, r.library, r.version, r.mode, r.host) != common):
+                    return None
+                answers.append(bytes(r.solutions[0]))     # ValueError past 0..255
+                seconds.extend((r.build_s, r.solve_s, r.cpu_s, r.peak_rss_mb))
+                counts.extend((r.nodes, r.backtracks))
+        except (ValueError, TypeError, OverflowError):
+            return None
+        return cls(common, array("q", [tid for tid, _ in done]).tobytes(), seconds.tobytes(),
+                   counts.tobytes(), b"".join(answers), width)
+
+    def __reduce__(self):
+        return PackedResults, (self.common, self.tids, self.seconds, self.counts,
+                               self.answers, self.width)
+
+    def __len__(self) -> int:
+        return len(self.tids) // 8
+
+    def __iter__(self):
+        engine, library, version, mode, host = self.common
+        seconds = array("d", self.seconds).tolist()
+        counts = array("q", self.counts).tolist()
+        answers, width, solved = self.answers, self.width, Status.SOLVED
+        for index, tid in enumerate(array("q", self.tids).tolist()):
+            s, c, at = 4 * index, 2 * index, width * index
+            yield tid, Result(engine, library, version, mode, solved,
+                              [tuple(answers[at:at + width])], None, seconds[s],
+                              seconds[s + 1], counts[c], counts[c + 1], {}, "", "",
+                              seconds[s + 2], seconds[s + 3], host)
+
+
+class Reporter:
+    """Finished tasks on their way to the parent, sent together every ``REPORT_S``.
+
+    Any other message (``say``) first sends what is held, so the parent always
+    reads results in task order before it hears of the next task's shape.
+    """
+
+    def __init__(self, conn):
+        self.conn = conn
+        self.held: list[tuple[int, Result]] = []
+        self.since = time.perf_counter()
+
+    def add(self, tid: int, result: Result, last: bool) -> None:
+        self.held.append((tid, result))
+        if last or time.perf_counter() - self.since >= REPORT_S:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.held:
+            send_results(self.conn, self.held)
+            self.held = []
+        self.since = time.perf_counter()
+
+    def say(self, message) -> None:
+        self.flush()
+        self.conn.send(message)
+
+
+def sendable(result: Result) -> Result:
+    """The result with its stats made JSON-safe, or an error result if even that fails.
+
+    A plugin engine may put anything in ``stats``; an object that cannot cross
+    the pipe must not cost the answer.
+    """
+    try:
+        safe = json.loads(json.dumps(result.stats, default=repr))
+    except Exception as exc:
+        safe = {"unsendable_stats": describe(exc)}
+    result.stats = safe
+    try:
+        pickle.dumps(result)
+        return result
+    except Exception as exc:
+        return Result(result.engine, result.library, result.version, result.mode,
+                      Status.ERROR, message=f"result could not be sent: {describe(exc)}",
+                      build_s=result.build_s, solve_s=result.solve_s, cpu_s=result.cpu_s,
+                      peak_rss_mb=result.peak_rss_mb, host=result.host)
+
+
+# ----- the process ----------------------------------------------------------------------
+def worker_main(conn, init: WorkerInit, tokens=None, lifeline=None) -> None:
+    """A local worker: start-up warm-up, then chunks of tasks until told to stop.
+
+    ``tokens`` is the read end of the token pipe (a ``Connection``) and
+    ``lifeline`` a pipe end whose other end only the parent holds. Ctrl-C is
+    the parent's to handle: the worker is out of the terminal's reach
+    (``apart_from_terminal``), ignores SIGINT besides, and is stopped by the parent.
+    Whatever happens to the parent, the worker exits without a word.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    apart_from_terminal()
+    adopt_orphans()
+    die_with_parent(lifeline)
+    try:
+        _serve(conn, init, tokens)
+    except (BrokenPipeError, ConnectionResetError, EOFError):
+        pass                       # the parent is gone: nobody to tell
+    except BaseException as exc:   # an unforeseen fault: one line, the parent records a crash
+        _last_words(f"worker {os.getpid()}: {describe(exc)}")
+        os._exit(70)
+    os._exit(0)
+
+
+def _serve(conn, init: WorkerInit, tokens) -> None:
+    reporter = Reporter(conn)
+    try:
+        session = Session(init, reporter.say)
+    except Exception as exc:     # a plugin or an engine that will not load: no worker can
+        conn.send(("unfit", str(exc) if isinstance(exc, PluginError) else describe(exc)))
+        return
+    session.start_up()
+    conn.send(("ready", session.info()))
+    token_fd = tokens.fileno() if tokens is not None else None
+    puzzles: dict = {}
+    while True:
+        message = conn.recv()
+        if message is None:
+            return
+        _, new, chunk = message
+        puzzles.update(new)
+        go = _take_token(token_fd)
+        for index, task in enumerate(chunk):
+            if not go:
+                break
+            result = session.run(task, puzzles[task.puzzle_id])
+            go = (index + 1 < len(chunk) and session.retire is None
+                  and _take_token(token_fd))
+            reporter.add(task.tid, result, last=not go)
+            if session.retire is not None:
+                reporter.say(("retire", session.retire))
+                return
+
+
+def _take_token(fd: int | None) -> bool:
+    """Leave to start the next task of the chunk; False once the parent took it back."""
+    if fd is None:
+        return True
+    try:
+        return os.read(fd, 1) == b"\x01"
+    except BlockingIOError:
+        return False
+
+
+def _last_words(text: str) -> None:
+    try:
+        print(" ".join(text.split()), file=sys.stderr, flush=True)
+    except Exception:
+        pass

@@ -1,0 +1,459 @@
+"""A comparison run, validated and planned before anything is written or started.
+
+The settings say what a run computes (``RUN_SETTINGS``); ``--resume`` takes
+them from the store so a continued run is the same run. Everything the user
+named (engines, baseline, puzzles, output folder) is checked here, so a typo
+costs nothing and a bad request never touches an existing folder.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+import shlex
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Iterable
+
+import engines
+from compare.executors.base import Executor
+from compare.executors.local.executor import LocalExecutor
+from compare.executors.tasks import PuzzleRecord, build_tasks, sample_per_origin
+from compare.limits import RANGES, SettingsError, check_setting
+from compare.plugins import plugin_environment, plugin_hint
+from compare.run import provenance as environment
+from compare.run.runner import execute, puzzle_digest, record_digest
+from compare.store.folder import RunFolder, check_out
+from puzzles.base import Puzzle
+from puzzles.kinds.default_set import default_puzzle_files
+from puzzles.loader import load_puzzles, puzzle_paths
+
+# The choices of the settings that have a fixed few, as the command line offers them.
+CHOICES = {"mode": tuple(engines.MODES), "format": ("auto", "boj2239", "boj2580", "line")}
+
+# Options that define what a run computes; --resume takes them from the store.
+RUN_SETTINGS = {"puzzles": None, "format": "auto", "engines": None, "mode": "first",
+                "limit": 2, "timeout": 10.0, "repeat": 3, "sample": None, "seed": 0,
+                "formulations": None, "memory_limit": None,
+                "repeat_timeouts": False}
+
+API_ORIGIN = "<api>"       # the origin of puzzle objects handed to the Python API
+
+
+class WorkersFailed(RuntimeError):
+    """No worker process could start, so the tasks left did not run (``ran`` did)."""
+
+    def __init__(self, why: str, ran: int = 0):
+        super().__init__(why)
+        self.ran = ran
+
+
+@dataclass
+class Plan:
+    """A validated run: what to compute, where, and the workers already starting."""
+    settings: dict
+    stored: bool                 # settings came from the store (resume)
+    labels: list[str]
+    identities: dict
+    baseline: str | None
+    executor: Executor
+    run: RunFolder               # the output folder: made, locked, its store open
+    workers: int
+    started: float = field(default_factory=time.perf_counter)
+    records: list = field(default_factory=list)
+    skipped: list = field(default_factory=list)
+    inputs: dict = field(default_factory=dict)     # fingerprint of each input, pre-sample
+    tasks: list = field(default_factory=list)
+
+    @property
+    def folder(self) -> Path:
+        return self.run.path
+
+
+def make_plan(given: dict, *, out: str | Path | None = None, resume: bool = False,
+              workers: int | None = None, baseline: str | None = None,
+              objects: Iterable[Puzzle] = (), executor: Executor | None = None) -> Plan:
+    """Validate everything, load the puzzles, prepare the folder, start the workers."""
+    given = {k: check_setting(k, v) if k in RANGES and v is not None else v
+             for k, v in given.items()}
+    for key, choices in CHOICES.items():
+        if given.get(key) is not None and given[key] not in choices:
+            raise SettingsError(f"{key} {given[key]!r}: choose one of {', '.join(choices)}")
+    if workers is not None:
+        workers = check_setting("workers", workers)
+    folder, settings, stored = _output_and_settings(given, out, resume)
+    try:
+        return _planned(folder, settings, stored, resume, workers, baseline, objects, executor)
+    except BaseException:
+        folder.close()             # a plan that is not made holds no connection, no lock
+        raise
+
+
+def _planned(folder: RunFolder, settings: dict, stored: bool, resume: bool,
+             workers: int | None, baseline: str | None, objects: Iterable[Puzzle],
+             executor: Executor | None) -> Plan:
+    labels, identities = engine_labels(settings["engines"])
+    chosen = _baseline(baseline, labels)
+    check_out(folder.path, resume)
+    formulations = split(settings["formulations"])
+    if settings["memory_limit"] and not sys.platform.startswith("linux"):
+        raise SettingsError("--memory-limit needs Linux (it reads /proc and sets RLIMIT_AS)")
+    objects = {f"{API_ORIGIN}:{i + 1}": p for i, p in enumerate(objects)}
+    early = None if executor is not None or objects else _early_executor(
+        settings, labels, workers, formulations)
+    try:
+        return _loaded(folder, settings, stored, resume, workers, chosen, labels, identities,
+                       objects, formulations, executor, early)
+    except BaseException:
+        if early is not None:
+            early.close()
+        raise
+
+
+def _early_executor(settings: dict, labels: list[str], workers: int | None,
+                    formulations: list[str] | None) -> LocalExecutor | None:
+    """Workers started before big puzzle files are read, so their start-up overlaps it.
+
+    Reading 99,389 puzzles takes about 1.9 s, and a numba worker's start-up
+    (imports, kernel load, warm-up) about 1.7 s. Files under ``EARLY_START_BYTES``
+    together read in a blink: their workers start after, as many as the tasks
+    need. The count here comes from the files' lines, which bound the puzzles.
+    """
+    try:
+        paths = [p for name in settings["puzzles"] or () for p in puzzle_paths(name)]
+        if sum(os.path.getsize(p) for p in paths) < EARLY_START_BYTES:
+            return None
+        lines = sum(_lines(p) for p in paths)
+    except (OSError, ValueError):    # reading them will say what is wrong, in one line
+        return None
+    puzzles = min(lines, settings["sample"] or lines)
+    tasks = puzzles * len(labels) * settings["repeat"] * len(formulations or ("alldiff",))
+    count, _ = worker_count(workers, tasks, settings["memory_limit"])
+    executor = LocalExecutor(count, labels, settings["mode"], settings["limit"],
+                             formulations or ("alldiff",),
+                             memory_limit=settings["memory_limit"])
+    try:
+        executor.start()
+    except BaseException:
+        executor.close()
+        raise
+    return executor
+
+
+def _lines(path: str) -> int:
+    count, last = 0, b"\n"
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            count, last = count + chunk.count(b"\n"), chunk[-1:]
+    return count + (last != b"\n")
+
+
+def _loaded(folder: RunFolder, settings: dict, stored: bool, resume: bool,
+            workers: int | None, chosen: str | None, labels: list[str], identities: dict,
+            objects: dict, formulations: list[str] | None,
+            executor: Executor | None, early: LocalExecutor | None) -> Plan:
+    records, skipped, inputs = _records(settings, objects)
+    tasks = build_tasks(records, labels, settings["mode"], settings["limit"],
+                        settings["timeout"], settings["repeat"], formulations)
+    if not tasks:
+        raise SettingsError(f"--formulations {settings['formulations']}: "
+                            "no puzzle has any of them")
+    if stored:
+        _check_unchanged(folder, records, inputs, settings["sample"])
+    count, note = worker_count(workers, len(tasks), settings["memory_limit"])
+    if note:
+        print(f"note: {note}", file=sys.stderr)
+    local = executor.local_workers if executor is not None else None
+    if local:                    # a cluster started here: capped as --workers is
+        executor.local_workers, local_note = worker_count(
+            local, len(tasks), settings["memory_limit"], asked_as=f"--cluster local:{local}")
+        if local_note and not note:
+            print(f"note: {local_note}", file=sys.stderr)
+    folder.prepare(resume)
+    if early is not None:
+        executor = early
+        executor.fit(count)          # started on a bound: no more than needed now
+    elif executor is None:
+        executor = LocalExecutor(count, labels, settings["mode"], settings["limit"],
+                                 formulations or ("alldiff",),
+                                 memory_limit=settings["memory_limit"])
+    executor.bind(labels, settings["mode"], settings["limit"], formulations or ("alldiff",),
+                  memory_limit=settings["memory_limit"])
+    plan = Plan(settings, stored, labels, identities, chosen, executor, folder, count,
+                records=records, skipped=skipped, inputs=inputs, tasks=tasks)
+    try:
+        executor.start()             # workers warm up while the store is read
+    except BaseException:
+        executor.close()
+        if not resume:
+            folder.discard()
+        raise
+    plan.workers = executor.workers or count
+    return plan
+
+
+WORKER_MB = 250       # what one worker may need, engines loaded and solving
+EARLY_START_BYTES = 1 << 20    # puzzle files this big start their workers before reading
+
+
+def worker_count(asked: int | None, tasks: int, memory_limit: float | None,
+                 asked_as: str | None = None) -> tuple[int, str | None]:
+    """Workers to start: as asked (default: one per core), but no more than there are
+    tasks or than available memory holds; a note when an explicit request is cut
+    (``asked_as`` names the request, ``--workers N`` by default)."""
+    wanted = asked or os.cpu_count() or 1
+    count, why = wanted, []
+    if tasks < count:
+        count = tasks
+        why.append(f"{tasks} task{'' if tasks == 1 else 's'}")
+    available = available_mb()
+    if available is not None:
+        each = max(WORKER_MB, memory_limit or 0)
+        fits = max(1, int(available // each))
+        if fits < count:
+            count = fits
+            why.append(f"{available / 1024:.1f} GB of memory available, about "
+                       f"{each:.0f} MB a worker")
+    count = max(1, count)
+    if asked and count < asked:
+        return count, f"{asked_as or f'--workers {asked}'} capped to {count} ({'; '.join(why)})"
+    return count, None
+
+
+def available_mb() -> float | None:
+    """Memory available to new processes (psutil's ``available``: Linux's
+    ``MemAvailable``, and its equivalent elsewhere), where the system says."""
+    return environment.available_memory_mb()
+
+
+def run_plan(plan: Plan, command: str, progress: bool = False, announce: bool = False) -> dict:
+    """Run the missing tasks; every finished result is in the store at once."""
+    with plan.run:                  # every result committed, the folder let go at the end
+        try:
+            timing = _run_stored(plan, command, progress, announce)
+        finally:
+            plan.executor.close()   # also when the store or the user stopped the run
+    failed = plan.executor.gave_up
+    if failed:
+        raise WorkersFailed(failed, timing["results"])
+    return timing
+
+
+def _run_stored(plan: Plan, command: str, progress: bool, announce: bool) -> dict:
+    store = plan.run.store
+    if not plan.stored:
+        store.set_meta("config", _config(plan, command))
+        store.set_meta("inputs", plan.inputs)
+    store.set_meta("skipped", plan.skipped)     # lines added since may be bad ones
+    store.set_meta("planned", dict(Counter(t.engine for t in plan.tasks)))
+    done = store.done_keys()
+    todo = [t for t in plan.tasks if t.key not in done]
+    plan.executor.fit(len(todo))           # resuming: perhaps a few tasks left
+    if announce:
+        _announce(plan, todo)
+    sessions = store.meta("environment", [])
+    session = environment.at_start(dict(plan.identities.values()), full_command(command))
+    store.set_meta("environment", sessions + [session])
+    interrupted = True
+    try:
+        timing = execute(todo, {r.puzzle_id: r for r in plan.records}, plan.executor,
+                         store, plan.identities, progress, plan.started,
+                         bool(plan.settings.get("repeat_timeouts")))
+        interrupted = False
+    finally:
+        store.set_meta("environment", sessions + [environment.at_end(session, interrupted)])
+    timing["workers"] = min(plan.workers, max(1, len(todo)))
+    store.set_meta("runs", store.meta("runs", []) + [timing])
+    return timing
+
+
+# ----- settings and output folder ---------------------------------------------------
+def _output_and_settings(given: dict, out, resume: bool) -> tuple[RunFolder, dict, bool]:
+    """The output folder and the run settings (from the store when resuming)."""
+    given = {k: v for k, v in given.items() if k in RUN_SETTINGS and v is not None}
+    if not resume:
+        return RunFolder.new(out), {**RUN_SETTINGS, **given}, False
+    folder = RunFolder.resumed(out)
+    saved = folder.settings
+    clash = [k for k, v in given.items() if k in saved and _norm(v) != _norm(saved[k])]
+    if clash:
+        folder.close()
+        raise SettingsError(f"--resume: {', '.join('--' + k for k in clash)} differ from "
+                            f"the run in {folder.path}; drop them or use another --out")
+    return folder, {**RUN_SETTINGS, **saved}, True
+
+
+def _check_unchanged(run: RunFolder, records: list[PuzzleRecord], inputs: dict,
+                     sample: int | None) -> None:
+    """A resumed run refuses inputs whose puzzles differ from those its results answer.
+
+    A puzzle edited, moved, or now an invalid line (its old results would stay
+    beside a "skipped" note) is refused; puzzles only added run as new tasks.
+    A sampled run refuses any change to a sampled file: the same seed would
+    draw other puzzles, and the store would hold two draws.
+    """
+    restore = ("restore the input, or start a new run with another --out")
+    folder, stored, before_inputs = run.path, run.puzzles, run.meta("inputs")
+    if sample and before_inputs:
+        moved = [origin for origin, print_ in inputs.items()
+                 if origin in before_inputs and before_inputs[origin] != print_]
+        if moved:
+            raise SettingsError(f"--resume: {moved[0]} changed since the sampled run in "
+                                f"{folder} began; --sample {sample} would now draw other "
+                                f"puzzles than its stored results answer: {restore}")
+    now = {r.puzzle_id: r for r in records}
+    changed = [r for r in records if stored.get(r.puzzle_id, {}).get("digest")
+               and stored[r.puzzle_id]["digest"] != record_digest(r)]
+    gone = [row for pid, row in stored.items()
+            if pid not in now and row.get("origin") in inputs]
+    if changed:
+        first = changed[0]
+        where = f"{first.origin}, line {first.line}" if first.line else first.origin
+        raise SettingsError(f"--resume: {len(changed)} puzzle(s) changed since the run in "
+                            f"{folder} began (first: {where}); its stored results answer the "
+                            f"old ones: {restore}")
+    if gone:
+        first = gone[0]
+        where = f"{first['origin']}, line {first['line']}" if first.get("line") else first["origin"]
+        raise SettingsError(f"--resume: {len(gone)} puzzle(s) of the run in {folder} are no "
+                            f"longer valid in its input (first: {where}); their stored "
+                            f"results answer lines that are gone: {restore}")
+
+
+def _norm(value):
+    return list(value) if isinstance(value, tuple) else value
+
+
+# ----- engines --------------------------------------------------------------------------
+def split(text: str | None) -> list[str] | None:
+    return [p.strip() for p in text.split(",") if p.strip()] if text else None
+
+
+def split_engines(text: str) -> list[str]:
+    """Engine specs from a comma list; ``a:x=1,y=2`` keeps ``y=2`` as a's option."""
+    specs: list[str] = []
+    for part in split(text) or []:
+        if specs and "=" in part and ":" not in part:
+            specs[-1] += ":" + part
+        else:
+            specs.append(part)
+    return specs
+
+
+def engine_labels(listed: str | list[str] | None) -> tuple[list[str], dict]:
+    """Canonical labels of the engines, validated here so a typo costs nothing."""
+    if isinstance(listed, str):
+        if not split(listed):
+            raise SettingsError(f"--engines {listed!r}: no engine named")
+        listed = split_engines(listed)
+    specs = listed or engines.default_specs()
+    labels, identities = [], {}
+    for spec in specs:
+        try:
+            engine = engines.get_engine(spec)
+        except engines.UnknownEngine as err:
+            raise SettingsError(str(err) + ("" if "did you mean" in str(err) else
+                                            plugin_hint("engine"))) from None
+        except engines.EngineOptionError as err:
+            raise SettingsError(str(err)) from None
+        except ImportError as exc:
+            raise SettingsError(f"engine {spec!r} is not installed here ({exc})") from None
+        if not engine.available():
+            raise SettingsError(f"engine {spec!r} is not installed here")
+        if engine.label not in identities:
+            labels.append(engine.label)
+            identities[engine.label] = (engine.library or "builtin", engine.version())
+    if not labels:
+        raise SettingsError("no engine to run")
+    return labels, identities
+
+
+def _baseline(wanted: str | None, labels: list[str]) -> str | None:
+    if not wanted:
+        return None
+    try:
+        label = engines.get_engine(wanted).label
+    except (engines.UnknownEngine, engines.EngineOptionError, ImportError) as err:
+        raise SettingsError(f"--baseline: {err}") from None
+    if label not in labels:
+        raise SettingsError(f"--baseline {wanted} is not among the engines run "
+                            f"({', '.join(labels)})")
+    return label
+
+
+# ----- puzzles ----------------------------------------------------------------------------
+def _records(settings: dict, objects: dict) -> tuple[list[PuzzleRecord], list[str], dict]:
+    """Every valid puzzle (sampled); bad lines are reported, kept for the report, skipped.
+
+    Also a fingerprint of each input as read, before sampling: a resumed
+    sampled run draws the same puzzles only from the same input.
+    """
+    good, skipped, seen, inputs = [], [], {}, {}
+    names = settings["puzzles"] or ([] if objects else default_puzzle_files())
+    for arg in dict.fromkeys(p for name in names for p in puzzle_paths(name)):
+        fingerprint = hashlib.sha256()
+        for entry in load_puzzles(arg, settings["format"] or "auto"):
+            fingerprint.update(f"{entry.id}\0{entry.line}\0".encode())
+            note = entry.puzzle.load_note() if entry.puzzle is not None else None
+            if note:
+                print(f"loaded: {note}", file=sys.stderr)
+            if entry.error is None:
+                digest = puzzle_digest(entry.puzzle)
+                fingerprint.update(digest.encode() + b"\n")
+                good.append((arg, (entry.id, entry.puzzle, entry.line, digest)))
+                continue
+            fingerprint.update(b"invalid\n")
+            skipped.append(str(entry.error))
+            print(f"skipped: {entry.error}", file=sys.stderr)
+        inputs[arg] = fingerprint.hexdigest()[:24]
+    for pid, puzzle in objects.items():
+        good.append((API_ORIGIN, (puzzle.name or pid, puzzle, int(pid.rsplit(":", 1)[1]), "")))
+    records = []
+    for arg, (eid, puzzle, line, digest) in sample_per_origin(good, settings["sample"],
+                                                              settings["seed"]):
+        pid = _unique_id(eid, arg, seen)
+        source = (puzzle.source or pid) if line else (puzzle.family or arg)
+        records.append(PuzzleRecord(pid, puzzle, source, arg, line, digest))
+    if not records:
+        raise SettingsError("no valid puzzle to run")
+    return records, skipped, inputs
+
+
+def _unique_id(pid: str, origin: str, seen: dict[str, str]) -> str:
+    """``stem:line``, told apart when two files share a stem (``a/x.txt``, ``b/x.txt``)."""
+    candidate, number = pid, 1
+    while candidate in seen and seen[candidate] != origin:
+        number += 1
+        candidate = f"{pid}#{number}"
+    seen[candidate] = origin
+    return candidate
+
+
+# ----- bookkeeping --------------------------------------------------------------------------
+def full_command(command: str) -> str:
+    """The command with the plugin variables it needs, so it pastes and reruns."""
+    return "".join(f"{k}={shlex.quote(v)} " for k, v in plugin_environment().items()) + command
+
+
+def _config(plan: Plan, command: str) -> dict:
+    settings = plan.settings
+    return {"settings": settings, "baseline": plan.baseline, "workers": plan.workers,
+            "engines_run": plan.labels,
+            "mode": settings["mode"], "timeout": settings["timeout"],
+            "repeat": settings["repeat"], "plugin_env": plugin_environment(),
+            "command": full_command(command),
+            "started": datetime.now().isoformat(timespec="seconds"),
+            "machine": f"{platform.platform()}, {os.cpu_count()} cores, "
+                       f"Python {platform.python_version()}"}
+
+
+def _announce(plan: Plan, todo) -> None:
+    done = len(plan.tasks) - len(todo)
+    print(f"{len(plan.records)} puzzles x {len(plan.labels)} engines "
+          f"({', '.join(plan.labels)}): {len(plan.tasks)} tasks"
+          + (f", {done} already done" if done else "")
+          + f"; {plan.workers} workers; output {plan.folder}", file=sys.stderr)

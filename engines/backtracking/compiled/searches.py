@@ -1,0 +1,45 @@
+"""The ``kernel=numba`` searches: the same two variants, compiled.
+
+Each class follows the protocol of the Python searches (``unsat``,
+``start(givens)``, ``run(state, goal, deadline)``), so the engine picks a
+compiled or an interpreted search once per translate and treats both alike.
+Only AllDifferent-only models with at most 62 values go here
+(``numba_kernel.unsupported_reason``); every other model keeps the Python
+general search under either kernel setting.
+"""
+from __future__ import annotations
+
+from engines.backtracking.compiled import entry as numba_kernel
+from engines.backtracking.compiled.kernel.packer import pack
+from engines.backtracking.report import Goal, Report
+from engines.base import Status
+
+
+class _CompiledSearch:
+    variant = ""
+
+    def __init__(self, shape):
+        # Whether the kernel takes the shape is asked once here, not per
+        # translate: the question walks every domain (most of a 9x9 translate).
+        self.unsupported = numba_kernel.unsupported_reason(shape.structure)
+        self.kshape = None if self.unsupported else pack(shape)
+        self.unsat = ""
+
+    def start(self, givens):
+        """The kernel places and checks the givens itself (and says why they clash)."""
+        return tuple(givens)
+
+    def run(self, givens, goal: Goal, deadline: float | None) -> tuple[Report, list[tuple]]:
+        found = numba_kernel.solve(self.kshape, givens, self.variant, goal.mode, goal.limit,
+                                   goal.keep, deadline)
+        report = Report(count=found.count, nodes=found.nodes, backtracks=found.backtracks,
+                        timed_out=str(found.status) == Status.TIMEOUT.value, message=found.message)
+        return report, list(found.solutions)
+
+
+class NumbaSeedSearch(_CompiledSearch):
+    variant = "seed"
+
+
+class NumbaFastSearch(_CompiledSearch):
+    variant = "fast"

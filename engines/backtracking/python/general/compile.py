@@ -1,0 +1,76 @@
+"""What the general path reads of a structure, once per shape.
+
+Values, bit indexes, AllDifferent groups and the structural UNSAT reasons
+come from the shape (``..shape``), as on the AllDifferent path. Here the
+other constraints get one reading of every corner case, so neither search
+has to care: each constraint keeps distinct variables and no dead terms, and
+a constraint over no variable is decided now.
+"""
+from __future__ import annotations
+
+from engines.backtracking.shape import Shape, shape_for
+from puzzles.model import (
+    OPERATORS,
+    AllDifferent,
+    Linear,
+    NotEqualOffset,
+    Structure,
+    Table,
+    merged_terms,
+)
+
+
+def normalise(structure: Structure) -> tuple[list, str]:
+    """The non-AllDifferent constraints made plain, or why none can hold.
+
+    A repeated variable in a Linear adds up its coefficients; in a Table the
+    rows where its positions disagree go. AllDifferent is the shape's.
+    """
+    kept = []
+    for con in structure.constraints:
+        if isinstance(con, AllDifferent):
+            continue
+        if isinstance(con, NotEqualOffset):
+            if con.x != con.y:
+                kept.append(con)
+            elif con.c == 0:
+                return [], f"{structure.variables[con.x]} != itself"
+        elif isinstance(con, Linear):
+            lin = merged_terms(con)
+            if lin.vars:
+                kept.append(lin)
+            elif not OPERATORS[lin.op](0, lin.rhs):
+                return [], f"Linear with no variable left: 0 {lin.op} {lin.rhs} is false"
+        else:
+            table = _distinct_positions(con)
+            if table.vars:
+                kept.append(table)
+            elif not table.tuples:
+                return [], f"Table over {tuple(con.vars)} allows no tuple"
+    return kept, ""
+
+
+def _distinct_positions(con: Table) -> Table:
+    first: dict[int, int] = {}
+    for pos, v in enumerate(con.vars):
+        first.setdefault(v, pos)
+    keep = sorted(first.values())
+    rows = []
+    for row in con.tuples:
+        if len(row) == len(con.vars) and all(row[p] == row[first[v]] for p, v in enumerate(con.vars)):
+            rows.append(tuple(row[p] for p in keep))
+    return Table(tuple(con.vars[p] for p in keep), tuple(dict.fromkeys(rows)))
+
+
+class Compiled:
+    """The normalised constraints both general variants search with."""
+
+    def __init__(self, shape: Shape):
+        self.shape = shape
+        self.constraints, reason = normalise(shape.structure)
+        self.unsat = shape.unsat_reason or reason
+
+
+def compiled_for(structure: Structure) -> Compiled:
+    """The cached compilation for ``structure``: built once per shape, not per puzzle."""
+    return shape_for(structure).derived(Compiled)

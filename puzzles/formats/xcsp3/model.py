@@ -1,0 +1,507 @@
+"""XCSP3 constraints in the model's four kinds, exactly or not at all.
+
+Each form is translated directly (``sum`` to Linear, ``supports`` to Table,
+``allDifferent`` to AllDifferent, linear intension to Linear or
+NotEqualOffset, ``instantiation`` to givens) or decomposed exactly; the
+table in docs/xcsp3.md lists them. Decompositions add auxiliary variables
+after the instance's own, and every auxiliary variable is a function of the
+instance's variables (an expression's value, a prefix flag, an automaton
+state), so solution counts and the lexicographically first solution are
+those of the instance. Tables are enumerated from the domains (numpy, all
+rows at once) when their size is within ``limits.MAX_ROWS``.
+
+A form without an exact translation within the limits makes the whole
+instance n/a for every engine: ``Structure.unsupported`` holds a one-line
+reason naming the form. Nothing is approximated.
+
+The forms are here; the model under construction and its expressions are
+in ``xcsp3_builder``, the expression trees in ``xcsp3_terms``, the limits
+in ``xcsp3_limits``.
+"""
+from __future__ import annotations
+
+import math
+from itertools import pairwise
+
+import numpy as np
+
+from puzzles.formats.xcsp3 import limits
+from puzzles.formats.xcsp3.builder import Builder
+from puzzles.formats.xcsp3.reader import STAR, Instance
+from puzzles.formats.xcsp3.terms import (
+    FLIP,
+    Untranslatable,
+    comparison,
+    grid,
+    holds,
+    linear_form,
+    pairs,
+    product,
+)
+from puzzles.model import AllDifferent, Model, Structure, Table
+
+__all__ = ["Untranslatable", "translate"]
+
+
+def translate(instance: Instance) -> Model:
+    """The instance as a model: its own variables first, then auxiliary ones."""
+    builder = _Builder(instance)
+    try:
+        for con in instance.constraints:    # the quick refusals first, before any work
+            builder.precheck(con)
+        for con in instance.constraints:
+            builder.add(con)
+    except Untranslatable as why:
+        key = f"xcsp3/{instance.name}/{instance.digest}"
+        return Model(Structure(key, instance.variables, instance.domains, (), str(why)),
+                     (), instance.name)
+    return builder.model()
+
+
+def flags_needed(lists) -> int:
+    """The flags allDifferent over ``lists`` decomposes into: one per position per pair."""
+    return len(lists) * (len(lists) - 1) // 2 * max(map(len, lists), default=0)
+
+
+class _Builder(Builder):
+    """The builder with one method per XCSP3 form (``form_<name>``)."""
+
+    flags_ahead = 0      # auxiliary flags the lists' allDifferent forms will make
+
+    # ----- the forms ------------------------------------------------------------------
+    def precheck(self, con: tuple) -> None:
+        """Refuse at once what ``add`` would refuse only after its earlier work."""
+        if not hasattr(self, "form_" + con[0]):
+            self.add(con)
+        elif con[0] == "allDifferentLists" and not con[2]:
+            lists = con[1]       # the flags of every such constraint count together
+            self.flags_ahead += flags_needed(lists)
+            if self.flags_ahead > limits.MAX_AUX_VARIABLES:
+                raise Untranslatable(f"allDifferent over lists: the decompositions need "
+                                     f"{self.flags_ahead:,} auxiliary variables, more than "
+                                     f"{limits.MAX_AUX_VARIABLES:,}")
+        elif con[0] == "extension" and con[3] and len(con[2]) > limits.MAX_STARRED_ROWS:
+            domains = [len(self.values(t)) for t in con[1]]
+            expanded = sum(math.prod(d for d, v in zip(domains, row) if v is STAR)
+                           for row in con[2] if STAR in row)
+            if expanded > limits.MAX_EXPANDED:
+                self.starred(con[1], con[2])
+
+    def add(self, con: tuple) -> None:
+        handler = getattr(self, "form_" + con[0], None)
+        if handler is None:
+            form = con[1] if con[0] == "unsupported" else con[0]
+            raise Untranslatable(f"XCSP3 form {form.removeprefix('ctr_')} has no exact "
+                                 "translation into the model")
+        handler(*con[1:])
+
+    def form_intension(self, tree) -> None:
+        self.predicate(tree)
+
+    def form_extension(self, scope, rows, positive) -> None:
+        scope = list(scope)
+        doms = [set(self.values(t)) for t in scope]
+        if positive:
+            plain = np.array(rows) if 0 < len(rows) <= limits.MAX_ROWS else None
+            if plain is not None and plain.dtype != object and plain.ndim == 2:
+                # Star-free rows are already the table (an automaton would only be
+                # larger): keep those inside the domains, without repeats.
+                inside = np.ones(len(plain), bool)
+                for k, d in enumerate(doms):
+                    inside &= np.isin(plain[:, k], np.fromiter(d, np.int64, len(d)))
+                kept = rows if inside.all() else [r for r, ok in zip(rows, inside.tolist()) if ok]
+                self.table(scope, dict.fromkeys(map(tuple, kept)), in_order=True)
+                return
+            expanded = set()
+            for row in rows:
+                choices = [doms[k] if v is STAR else ((v,) if v in doms[k] else ())
+                           for k, v in enumerate(row)]
+                size = math.prod(len(c) for c in choices)
+                if len(expanded) + size > limits.MAX_EXPANDED:
+                    self.starred(scope, rows)
+                    return
+                if size == 1:
+                    expanded.add(tuple(next(iter(c)) for c in choices))
+                elif size:
+                    expanded.update(product(choices))
+            self.table(scope, expanded)
+            return
+        vars_ = [t[1] for t in scope]
+        if self.rows(vars_) > limits.MAX_ROWS:
+            raise Untranslatable(f"extension (conflicts) over {len(scope)} variables: its "
+                                 f"complement has {self.rows(vars_):,} rows, more than "
+                                 f"{limits.MAX_ROWS:,}")
+        domains = [self.domains[v] for v in vars_]
+        cols = grid(domains)
+        allowed = np.ones(len(cols[0]), bool)
+        plain = [row for row in rows if STAR not in row]
+        if plain:                     # rows as flat positions in the grid, all at once
+            position = [{value: k for k, value in enumerate(d)} for d in domains]
+            inside = [row for row in plain
+                      if all(v in pos for v, pos in zip(row, position))]
+            if inside:
+                at = np.array([[pos[v] for v, pos in zip(row, position)] for row in inside])
+                allowed[np.ravel_multi_index(at.T, [len(d) for d in domains])] = False
+        for row in rows:
+            if STAR in row:
+                hit = np.ones(len(cols[0]), bool)
+                for col, v in zip(cols, row):
+                    if v is not STAR:
+                        hit &= col == v
+                allowed &= ~hit
+        self.table(scope, np.column_stack(cols)[allowed])
+
+    def form_allDifferent(self, terms, excepting) -> None:
+        terms = [self.expression(t) for t in terms]
+        if excepting:
+            rest = ("set", *excepting)
+            for a, b in pairs(terms):
+                self.predicate(("or", ("ne", a, b), ("in", a, rest)))
+            return
+        consts = [t for t in terms if isinstance(t, int)]
+        if len(consts) != len(set(consts)):
+            self.constraints.append(Table((0,), ()))
+        variables = tuple(t[1] for t in terms if not isinstance(t, int))
+        for c in set(consts):
+            for v in variables:
+                self.linear({v: 1}, 0, "ne", c)
+        if len(variables) > 1:
+            self.constraints.append(AllDifferent(variables))
+
+    def form_allDifferentMatrix(self, matrix, excepting) -> None:
+        for row in matrix:
+            self.form_allDifferent(row, excepting)
+        for column in zip(*matrix):
+            self.form_allDifferent(column, excepting)
+
+    def form_allDifferentLists(self, lists, excepting) -> None:
+        """Each two lists differ somewhere: per pair, a sum of ``a_k != b_k`` flags >= 1."""
+        if excepting:
+            raise Untranslatable("XCSP3 form allDifferent over lists with excepting tuples "
+                                 "has no exact translation into the model")
+        needed = flags_needed(lists)
+        if len(self.names) - len(self.instance.variables) + needed > limits.MAX_AUX_VARIABLES:
+            raise Untranslatable(f"allDifferent over {len(lists)} lists: its decomposition needs "
+                                 f"{needed:,} auxiliary variables, more than {limits.MAX_AUX_VARIABLES:,}")
+        for a, b in pairs(list(lists)):
+            flags: dict[int, int] = {}
+            const = 0
+            for x, y in zip(a, b):
+                found, k = linear_form(self.expression(("ne", x, y)))
+                const += k
+                for v, c in found.items():
+                    flags[v] = flags.get(v, 0) + c
+            self.linear(flags, const, "ge", 1)
+
+    def form_allEqual(self, terms, excepting) -> None:
+        if excepting:
+            raise Untranslatable("XCSP3 form allEqual with excepting values has no exact "
+                                 "translation into the model")
+        for a, b in pairwise(terms):
+            self.predicate(("eq", a, b))
+
+    def form_instantiation(self, terms, values) -> None:
+        for term, value in zip(terms, values):
+            var = term[1]
+            if self.givens.get(var, value) != value:
+                self.clash = True
+            self.givens[var] = value
+
+    def form_sum(self, terms, coeffs, cond) -> None:
+        total: dict[int, int] = {}
+        const = 0
+        for k, term in enumerate(terms):
+            c = 1 if coeffs is None else coeffs[k]
+            if isinstance(c, int):        # a constant weight scales the term's linear form
+                found, k0 = self.as_linear(term)
+            else:
+                found, k0 = self.as_linear(("mul", term, c))
+                c = 1
+            const += c * k0
+            for v, a in found.items():
+                total[v] = total.get(v, 0) + c * a
+        self.condition(total, const, cond)
+
+    def _counted(self, terms, values) -> dict:
+        counted: dict[int, int] = {}
+        for term in terms:
+            if all(isinstance(v, int) for v in values):
+                test = ("in", term, ("set", *values))
+            else:
+                test = ("or", *(("eq", term, v) for v in values))
+            found, _ = linear_form(self.expression(test))
+            for v, a in found.items():
+                counted[v] = counted.get(v, 0) + a
+        return counted
+
+    def form_count(self, terms, values, cond) -> None:
+        self.condition(self._counted(terms, values), 0, cond)
+
+    def form_cardinality(self, terms, values, occurs, closed) -> None:
+        for value, occ in zip(values, occurs):
+            counted = self._counted(terms, (value,))
+            if isinstance(occ, tuple) and occ[0] == "range":
+                self.condition(counted, 0, ("in", occ))
+            else:
+                self.condition(counted, 0, ("eq", occ))
+        if closed:
+            for term in terms:
+                self.predicate(("or", *(("eq", term, v) for v in values)))
+
+    def _extremum(self, op: str, terms, cond) -> None:
+        acc = self.expression(terms[0])
+        for term in terms[1:]:
+            acc = self.expression((op, acc, self.expression(term)))
+        self.condition(*linear_form(acc), cond)
+
+    def form_minimum(self, terms, cond) -> None:
+        self._extremum("min", terms, cond)
+
+    def form_maximum(self, terms, cond) -> None:
+        self._extremum("max", terms, cond)
+
+    def form_element(self, terms, index, cond) -> None:
+        op, operand = cond
+        index = self.expression(index)
+        valid = [j for j in self.values(index) if 0 <= j < len(terms)]
+        plain = set(map(type, terms)) == {int}
+        if plain or all(isinstance(terms[j], int) for j in valid):   # constants: one Table
+            values = self.values(operand) if not isinstance(operand[0], str) or \
+                operand[0] == "var" else None
+            if values is not None and plain and op == "eq":
+                # numpy, as a word list's index runs over 60,000 values
+                def rows() -> np.ndarray:
+                    at = np.array(valid, np.int64)
+                    found = np.array(terms, np.int64)[at]
+                    keep = np.isin(found, np.fromiter(values, np.int64, len(values)))
+                    return np.column_stack((at[keep], found[keep]))
+                self.table([index, operand], rows,
+                           same_as=("element", terms, tuple(valid), values))
+                return
+            if values is not None:
+                allowed = set(values)
+                rows = ([(j, terms[j]) for j in valid if terms[j] in allowed] if op == "eq"
+                        else [(j, v) for j in valid for v in values
+                              if holds(terms[j], op, v)] if op in FLIP else None)
+                if rows is not None:
+                    self.table([index, operand], rows)
+                    return
+        self.table([index], [(j,) for j in valid])
+        for j in valid:
+            self.predicate(("or", ("ne", index, j), comparison(op, terms[j], operand)))
+
+    def form_elementMatrix(self, matrix, i, j, cond) -> None:
+        op, operand = cond
+        i, j = self.expression(i), self.expression(j)
+        rows = [a for a in self.values(i) if 0 <= a < len(matrix)]
+        cols = [b for b in self.values(j) if 0 <= b < len(matrix[0])]
+        self.table([i], [(a,) for a in rows])
+        self.table([j], [(b,) for b in cols])
+        for a in rows:
+            for b in cols:
+                self.predicate(("or", ("ne", i, a), ("ne", j, b),
+                                comparison(op, matrix[a][b], operand)))
+
+    def form_channel(self, first, second) -> None:
+        """Lists of one length: 0/1 variables ``b_ij`` (``x_i == j``), one per row and per
+        column, ``x_i = sum_j j b_ij`` and ``y_j = sum_i i b_ij`` (Linear only). Lists of
+        different lengths: per i, j, a 0/1 indicator of ``x_i == j`` with ``y_j == i``
+        implied, by a small Table."""
+        second = first if second is None else second
+        if len(first) == len(second):
+            self._channel_one_hot(first, second)
+            return
+        for i, x in enumerate(first):
+            self.predicate(("in", x, ("range", 0, len(second) - 1)))
+            for j, y in enumerate(second):
+                flag = self.indicator(x, j)
+                rows = [(v, f) for v in self.values(y) for f in self.values(flag)
+                        if not f or v == i]
+                self.table([y, flag], rows)
+
+    def _channel_one_hot(self, first, second) -> None:
+        flags = {}
+        for i, x in enumerate(first):
+            for j, y in enumerate(second):
+                if j in self.values(x) and i in self.values(y):
+                    flags[i, j] = self.aux("channel", (0, 1))
+        for side, index in ((first, 0), (second, 1)):
+            groups: list[list] = [[] for _ in side]
+            for pair, b in flags.items():
+                groups[pair[index]].append((pair, b))
+            for k, term in enumerate(side):
+                mine = groups[k]
+                self.linear({b: 1 for _, b in mine}, 0, "eq", 1)
+                found, const = linear_form(term)
+                weights = {b: pair[1 - index] for pair, b in mine}
+                for v, a in found.items():
+                    weights[v] = weights.get(v, 0) - a
+                self.linear(weights, -const, "eq", 0)
+
+    def indicator(self, term, value: int):
+        """A term equal to 1 where ``term == value``, else 0."""
+        key = ("eq", term, value)
+        if key not in self.cache:
+            if isinstance(term, int):
+                self.cache[key] = int(term == value)
+            else:
+                flags = {int(v == value) for v in self.values(term)}
+                flag = self.aux("eq", flags)
+                self.table([term, ("var", flag)],
+                           [(v, int(v == value)) for v in self.values(term)])
+                self.cache[key] = ("var", flag)
+        return self.cache[key]
+
+    def form_channelValue(self, terms, value) -> None:
+        self.predicate(("in", value, ("range", 0, len(terms) - 1)))
+        for i, x in enumerate(terms):
+            self.predicate(("iff", ("eq", x, 1), ("eq", value, i)))
+
+    def form_ordered(self, terms, operator, lengths) -> None:
+        op = {"INCREASING": "le", "STRICTLY_INCREASING": "lt", "DECREASING": "ge",
+              "STRICTLY_DECREASING": "gt"}[operator]
+        for k, (a, b) in enumerate(pairwise(terms)):
+            gap = 0 if lengths is None else lengths[k]
+            self.predicate((op, ("add", a, gap), b))
+
+    def form_lex(self, lists, operator) -> None:
+        for a, b in pairwise(lists):
+            self._lex(a, b, operator)
+
+    def form_lexMatrix(self, matrix, operator) -> None:
+        self.form_lex(matrix, operator)
+        self.form_lex(tuple(zip(*matrix)), operator)
+
+    def _lex(self, a, b, operator: str) -> None:
+        """``a <=lex b`` (or <, >=, >) with prefix flags: flag k = the first k pairs are equal."""
+        if operator in ("DECREASING", "STRICTLY_DECREASING"):
+            a, b = b, a
+        strict = operator.startswith("STRICTLY")
+        flag = 1                                  # the empty prefix is equal
+        for k, (x, y) in enumerate(zip(a, b)):
+            last = k == len(a) - 1
+            if len(self.values(x)) * len(self.values(y)) > limits.SMALL_TABLE:
+                flag = self._lex_step_linear(flag, x, y, last and strict)
+                if last:
+                    return
+                continue
+            f, u, w = grid([self.values(flag), self.values(x), self.values(y)])
+            g = ((f != 0) & (u == w)).astype(np.int64)
+            keep = ~((f != 0) & (u > w))
+            if last and strict:
+                keep &= g == 0
+            rows = np.column_stack([f, u, w, g])[keep]
+            kept = set(np.unique(g[keep]).tolist())
+            if len(rows) > limits.MAX_ROWS:
+                raise Untranslatable(f"lex over domains of {len(self.values(x))} values has "
+                                     f"no bounded table")
+            if last:
+                self.table([flag, x, y], rows[:, :3])
+                return
+            g = self.aux("lex", kept or (0,))
+            self.table([flag, x, y, ("var", g)], rows)
+            flag = ("var", g)
+        if strict:                                # empty lists: never strictly ordered
+            self.constraints.append(Table((0,), ()))
+
+    def _lex_step_linear(self, flag, x, y, strict_end: bool):
+        """One lex step over wide domains without a table: while the prefix is equal
+        (``flag``), ``x <= y`` by a big-M inequality; the next flag is ``flag and x == y``."""
+        diff, const = linear_form(("sub", x, y))
+        low, high = self.bounds(diff, const)
+        if isinstance(flag, int):
+            if flag:
+                self.linear(diff, const, "le", 0)
+        elif high > 0:             # flag = 1 -> x - y <= 0;  flag = 0 -> x - y <= high
+            self.linear({**diff, flag[1]: high}, const, "le", high)
+        same = self.expression(("eq", x, y))
+        following = self.expression(("and", flag, same)) if not isinstance(flag, int) \
+            else (same if flag else 0)
+        if strict_end:
+            self.linear(*linear_form(following), "eq", 0)
+        return following
+
+    def form_precedence(self, terms, values, covered) -> None:
+        if values is None:
+            values = sorted({v for t in terms for v in self.values(t)})
+        for s, t in pairwise(values):
+            seen = 0
+            for k, x in enumerate(terms):
+                rows = []
+                for f in self.values(seen):
+                    for u in self.values(x):
+                        if u == t and not f:
+                            continue
+                        rows.append((f, u, int(f or u == s)))
+                if k == len(terms) - 1:
+                    self.table([seen, x], [r[:2] for r in rows])
+                    break
+                nxt = self.aux("seen", {r[2] for r in rows} or {0})
+                self.table([seen, x, ("var", nxt)], rows)
+                seen = ("var", nxt)
+        if covered and values:
+            self.predicate(("or", *(("eq", x, values[-1]) for x in terms)))
+
+    def form_regular(self, terms, transitions, start, finals) -> None:
+        step: dict[tuple[str, int], str] = {}
+        for a, v, b in transitions:
+            if step.setdefault((a, v), b) != b:
+                raise Untranslatable("XCSP3 form regular with a nondeterministic automaton "
+                                     "has no exact translation into the model")
+        states = sorted({start, *finals, *(a for a, _, _ in transitions),
+                         *(b for _, _, b in transitions)})
+        number = {s: k for k, s in enumerate(states)}
+        moves = {(number[a], v): number[b] for (a, v), b in step.items()}
+        self.layered(terms, number[start], [moves] * len(terms),
+                     {number[f] for f in finals})
+
+    def layered(self, terms, start: int, moves: list[dict], accept: set) -> None:
+        """A deterministic automaton read along ``terms``: one state variable per
+        position (a function of the prefix), a Table per step, accepted at the end."""
+        state = start
+        if not terms:
+            if start not in accept:
+                self.constraints.append(Table((0,), ()))
+            return
+        for k, x in enumerate(terms):
+            last = k == len(terms) - 1
+            step = moves[k]
+            rows = [(q, u, step[(q, u)]) for q in self.values(state) for u in self.values(x)
+                    if (q, u) in step and (not last or step[(q, u)] in accept)]
+            if len(rows) > limits.MAX_ROWS:
+                raise Untranslatable(f"an automaton step of {len(rows):,} rows, more than "
+                                     f"{limits.MAX_ROWS:,}")
+            if last:
+                self.table([state, x], [r[:2] for r in rows])
+                return
+            nxt = self.aux("state", {r[2] for r in rows} or {0})
+            self.table([state, x, ("var", nxt)], rows)
+            state = ("var", nxt)
+
+    def starred(self, scope, rows) -> None:
+        """A table with ``*`` rows, read as an automaton: the state after k positions
+        is the set of rows still matching the prefix (numbered per position)."""
+        if len(rows) > limits.MAX_STARRED_ROWS:
+            raise Untranslatable(f"extension over {len(scope)} variables: {len(rows):,} starred "
+                                 f"rows, more than the {limits.MAX_STARRED_ROWS:,} read as an automaton")
+        star = np.array([[v is STAR for v in row] for row in rows], bool)
+        values = np.array([[0 if v is STAR else v for v in row] for row in rows], np.int64)
+        layer = {np.arange(len(rows)).tobytes(): 0}
+        moves, edges = [], 0
+        for k, x in enumerate(scope):
+            step, following = {}, {}
+            for members, q in layer.items():
+                idx = np.frombuffer(members, np.int64)
+                free = star[idx, k]
+                for u in self.values(x):
+                    kept = idx[free | (values[idx, k] == u)]
+                    if len(kept):
+                        step[(q, u)] = following.setdefault(kept.tobytes(), len(following))
+                if edges + len(step) > limits.MAX_ROWS:
+                    raise Untranslatable(f"extension over {len(scope)} variables: its starred "
+                                         f"rows make an automaton of more than {limits.MAX_ROWS:,} "
+                                         "steps")
+            edges += len(step)
+            moves.append(step)
+            layer = following
+        self.layered(list(scope), 0, moves, set(layer.values()))
