@@ -1,6 +1,7 @@
-"""The template every engine follows (after CPMpy's solver adapters).
+"""The base class every engine subclasses (after CPMpy's solver adapters), and its options.
 
-An engine subclass supplies ``translate`` (model -> its own form) and
+``TEMPLATE.py`` names each hook a subclass may fill; the answers it gives are
+the types of ``contract``. An engine subclass supplies ``translate`` (model -> its own form) and
 ``search`` (its form -> ``Outcome``). ``Engine.solve`` wraps both: it checks
 that the mode and constraint kinds are supported, times translation and search
 apart, turns exceptions into an ``error`` result, and never lets an engine
@@ -13,105 +14,27 @@ the harness enforces limits from outside by killing the worker.
 from __future__ import annotations
 
 import difflib
-import signal
-import threading
 import time
 import traceback
-from contextlib import contextmanager
-from dataclasses import dataclass, field
-from enum import Enum
 from functools import lru_cache
 from typing import Any, ClassVar
 
+from engines.contract import (
+    KEEP_SOLUTIONS,
+    MODES,
+    Outcome,
+    Result,
+    Status,
+    Unsupported,
+    describe,
+)
+from engines.spec import EngineOptionError, EngineSpec
 from puzzles.model import AllDifferent, Model
-
-MODES = ("first", "lexfirst", "count")
-KEEP_SOLUTIONS = 16   # solutions kept for checking in count mode
-
-
-class Status(str, Enum):
-    SOLVED = "solved"
-    UNSAT = "unsatisfiable"
-    TIMEOUT = "timeout"
-    ERROR = "error"
-    UNSUPPORTED = "unsupported"
-    CRASHED = "crashed"       # set by the harness when a worker dies
-    MEMOUT = "memout"         # out of memory: a MemoryError, or past the harness's limit
-
-    def __str__(self) -> str:
-        return self.value
-
-
-# The statuses that carry an answer the checker can judge; every other one is
-# unverified but never wrong.
-ANSWERED = (Status.SOLVED, Status.UNSAT)
-ANSWERED_WORDS = tuple(s.value for s in ANSWERED)   # as stored in tables
-# The statuses of an engine or worker that failed: no answer, and nothing learnt about
-# the engine, so a run with any of them fails unless errors are allowed.
-FAILED = (Status.ERROR, Status.CRASHED, Status.MEMOUT)
-FAILED_WORDS = tuple(s.value for s in FAILED)
-
-
-def status_word(status) -> str:
-    """A status as the tables store it: an engine's ``Status``, a word already, or
-    another enum's member. Read off ``_value_``: ``str`` goes through the enum's
-    ``value`` property, a microsecond a call, and the parent asks of every result."""
-    return status._value_ if type(status) is Status else str(getattr(status, "value", status))
-
-
-class Unsupported(Exception):
-    """Raised by an engine for a mode, option or constraint it cannot do correctly."""
-
-
-class EngineOptionError(ValueError):
-    """An engine option the engine does not know, or a bad value for one."""
-
-
-@dataclass
-class Outcome:
-    """What ``search`` reports; ``solve`` adds timings and identity."""
-    status: Status
-    solutions: list[tuple[int, ...]] = field(default_factory=list)
-    count: int | None = None
-    nodes: int = 0
-    backtracks: int = 0
-    stats: dict[str, Any] = field(default_factory=dict)
-    message: str = ""
-
-
-@dataclass
-class Result:
-    """One engine's answer for one model and mode."""
-    engine: str
-    library: str
-    version: str
-    mode: str
-    status: Status
-    solutions: list[tuple[int, ...]] = field(default_factory=list)
-    count: int | None = None
-    build_s: float = 0.0
-    solve_s: float = 0.0
-    nodes: int = 0
-    backtracks: int = 0
-    stats: dict[str, Any] = field(default_factory=dict)
-    message: str = ""
-    traceback: str = ""                 # where an engine fault was raised, for --debug
-    # Measured around the solve by the harness's worker, not by the engine.
-    cpu_s: float | None = None          # CPU time of the process (every thread)
-    peak_rss_mb: float | None = None    # peak resident memory of the process
-    host: str | None = None             # the machine that ran it (a cluster's worker)
-
-    @property
-    def total_s(self) -> float:
-        return self.build_s + self.solve_s
-
-    @property
-    def solution(self) -> tuple[int, ...] | None:
-        return self.solutions[0] if self.solutions else None
 
 
 class Engine:
-    """Base class: subclasses set the class attributes and the two hooks."""
+    """Base class: subclasses set the class attributes and the two hooks
+    (every hook is listed, with when it is called, in ``engines/TEMPLATE.py``)."""
 
     name: ClassVar[str] = "abstract"
     library: ClassVar[str] = ""           # the PyPI distribution, "" for our own code
@@ -154,11 +77,16 @@ class Engine:
         return {}
 
     @property
+    def spec(self) -> EngineSpec:
+        """This engine as a spec: its name and non-default options, the canonical
+        form of every spec that builds it."""
+        return EngineSpec(self.name, [(k, v) for k, v in self.options.items()
+                                      if v != self.option_defaults.get(k)])
+
+    @property
     def label(self) -> str:
         """``name`` plus non-default options, as the harness prints it."""
-        extra = [f"{k}={v}" for k, v in self.options.items()
-                 if v != self.option_defaults.get(k)]
-        return ":".join([self.name] + extra)
+        return self.spec.label
 
     @classmethod
     def parse_options(cls, options: dict[str, Any]) -> dict[str, Any]:
@@ -339,44 +267,3 @@ def library_version(library: str) -> str:
         return version(library)
     except PackageNotFoundError:
         return "missing"
-
-
-def describe(exc: BaseException) -> str:
-    """``Type: message``, or the type alone when the exception says nothing more."""
-    text = str(exc)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-def timed_out(deadline: float | None) -> bool:
-    return deadline is not None and time.perf_counter() >= deadline
-
-
-HOST_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM")
-                     if hasattr(signal, name))
-
-
-@contextmanager
-def host_signals_kept():
-    """Solver-library code inside leaves the host process's Ctrl-C and SIGTERM as they were.
-
-    Some libraries take these signals when they load or solve: OR-Tools resets
-    SIGINT to the default action (the process dies on Ctrl-C with no word),
-    Exact installs handlers of its own for both (the process ignores them).
-    The process that runs the tool decides what an interrupt does, so each
-    handler is put back afterwards, at the C level too (``signal.signal``
-    reinstalls it even where Python still believes it is in place), and the
-    two signals are unblocked. Only the main thread may set handlers; from
-    another thread the code runs unguarded.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    saved = {sig: signal.getsignal(sig) for sig in HOST_SIGNALS}
-    try:
-        yield
-    finally:
-        for sig, handler in saved.items():
-            if handler is not None:
-                signal.signal(sig, handler)
-        if hasattr(signal, "pthread_sigmask"):
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, HOST_SIGNALS)

@@ -29,7 +29,8 @@ from array import array
 from dataclasses import dataclass, field
 from typing import Any
 
-from engines.base import KEEP_SOLUTIONS, Engine, Outcome, Status
+from engines.base import Engine
+from engines.contract import KEEP_SOLUTIONS, Outcome, Status
 from engines.support.lexprobe import SearchTimeout, lexfirst_by_probes
 from puzzles.model import OPERATORS, AllDifferent, Linear, Model, NotEqualOffset, Table
 

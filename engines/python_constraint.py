@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any, Callable
 
-from engines.base import KEEP_SOLUTIONS, Engine, Outcome, Status, timed_out
+from engines.base import Engine
+from engines.contract import KEEP_SOLUTIONS, Outcome, Status, timed_out
 from engines.support.lexprobe import SearchTimeout, lexfirst_by_probes
 from puzzles.model import (
     OPERATORS,

@@ -46,7 +46,7 @@ import numpy as np
 
 import engines
 from engines import Engine, Outcome, Status
-from engines.base import timed_out
+from engines.contract import timed_out
 from puzzles.model import AllDifferent
 
 

@@ -17,7 +17,8 @@ from compare.cli.bench import DATASETS  # noqa: E402  (one definition of where t
 from compare.judge.checker import check, check_model
 from engines import get_engine
 from engines.backtracking import BacktrackingEngine
-from engines.base import EngineOptionError, Status
+from engines.base import EngineOptionError
+from engines.contract import Status
 from puzzles.kinds.sudoku import Sudoku
 from puzzles.model import AllDifferent, Linear, Model, Structure
 

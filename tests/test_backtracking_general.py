@@ -20,7 +20,7 @@ from engines import get_engine
 from engines.backtracking import shape as shapes
 from engines.backtracking.python import fast, general, seed
 from engines.backtracking.python.general import linear
-from engines.base import KEEP_SOLUTIONS, Status
+from engines.contract import KEEP_SOLUTIONS, Status
 from puzzles.kinds.coloring import Coloring, read_col
 from puzzles.kinds.cryptarithm import from_text
 from puzzles.kinds.queens import Queens

@@ -18,7 +18,7 @@ from compare.judge.checker import check, check_model
 from engines.backtracking.python import fast
 from engines.backtracking.python.probing import prober, resumer, settler
 from engines.backtracking.shape import Shape
-from engines.base import Status
+from engines.contract import Status
 from puzzles.kinds.sudoku import Sudoku
 from puzzles.model import Model
 from tests.test_backtracking import (

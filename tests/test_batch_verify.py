@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from compare.judge.batch import Claim, verify_many
 from compare.judge.checker import verify
-from engines.base import Result, Status
+from engines.contract import Result, Status
 from puzzles.kinds.queens import Queens
 from tests.test_checker import BOJ, BOJ_SOLVED, ROOT, pattern_solution, solved
 

@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 
 from compare.judge.checker import check_model, verify
 from engines import engine_class, get_engine
-from engines.base import KEEP_SOLUTIONS, Status
+from engines.contract import KEEP_SOLUTIONS, Status
 from puzzles.formats.grids import repeated_given
 from puzzles.kinds.generator import carve, full_grid
 from puzzles.kinds.queens import Queens

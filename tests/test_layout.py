@@ -55,7 +55,7 @@ def copy_of_the_code(tmp_path: Path) -> Path:
     ("engines/cpsat.py", "from puzzles.kinds.sudoku import Sudoku", "Engines know models"),
     ("puzzles/kinds/queens.py", "import engines", "Puzzles know their rules"),
     ("puzzles/kinds/sudoku.py", "from puzzles import loader", "No import cycles"),
-    ("compare/reporting/summary.py", "from engines.base import ANSWERED",
+    ("compare/reporting/summary.py", "from engines.contract import ANSWERED",
      "Compare reaches engines only through the engines package"),
     ("compare/run/runner.py", "from engines.backtracking import numba_kernel",
      "Compare reaches engines only through the engines package"),

@@ -22,7 +22,7 @@ from compare.judge.checker import check, check_model
 from engines import get_engine
 from engines.backtracking.compiled import entry as nk
 from engines.backtracking.compiled.kernel import common, lean
-from engines.base import KEEP_SOLUTIONS, Status
+from engines.contract import KEEP_SOLUTIONS, Status
 from puzzles.kinds.latin import generate as latin_square
 from puzzles.kinds.sudoku import Sudoku
 from puzzles.model import AllDifferent, Linear, Model, Structure

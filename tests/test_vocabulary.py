@@ -25,7 +25,7 @@ VERDICT_WORDS = frozenset((verdict.VERIFIED, verdict.WRONG, verdict.WRONG_ANSWER
                            verdict.DISAGREEMENT))
 WORDS = STATUS_WORDS | VERDICT_WORDS
 # Where each word is defined: the module, and the class holding it (None: module level).
-DEFINED = {**{w: ("engines/base.py", "Status") for w in STATUS_WORDS},
+DEFINED = {**{w: ("engines/contract.py", "Status") for w in STATUS_WORDS},
            **{w: ("compare/judge/verdict.py", None) for w in VERDICT_WORDS}}
 # Columns and settings named like a word: ``frame["solved"]``, ``{"timeout": 10.0}``,
 # ``settings.get("timeout")`` and lists of column names are names, not the word.

@@ -15,7 +15,8 @@ from engines.backtracking.compiled import searches as compiled
 from engines.backtracking.python import fast, general, seed
 from engines.backtracking.report import Goal, Report
 from engines.backtracking.shape import shape_for
-from engines.base import Engine, Outcome, Status
+from engines.base import Engine
+from engines.contract import Outcome, Status
 from puzzles.model import AllDifferent, Linear, Model, ModelError, NotEqualOffset, Table
 
 # variant -> (search on AllDifferent-only shapes, search on the others)

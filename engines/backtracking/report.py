@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engines.base import KEEP_SOLUTIONS
+from engines.contract import KEEP_SOLUTIONS
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable
 
-from engines.base import host_signals_kept, library_version
+from engines.base import library_version
+from engines.support.signals import host_signals_kept
 from engines.support.structure_cache import StructureCache
 from puzzles.model import Linear, Structure, merged_terms
 

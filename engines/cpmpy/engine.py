@@ -47,7 +47,8 @@ import warnings
 from array import array
 from typing import Any, Callable
 
-from engines.base import KEEP_SOLUTIONS, Engine, EngineOptionError, Outcome, Status
+from engines.base import Engine, EngineOptionError
+from engines.contract import KEEP_SOLUTIONS, Outcome, Status
 from engines.cpmpy.backends import (
     BACKENDS,
     SAT_LINEAR_SPAN,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from engines.base import timed_out
+from engines.contract import timed_out
 
 Solution = tuple[int, ...]
 Probe = Callable[[list[tuple[int, ...]]], "Sequence[int] | None"]

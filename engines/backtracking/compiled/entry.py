@@ -54,7 +54,7 @@ from engines.backtracking.compiled.kernel.common import (
 )
 from engines.backtracking.compiled.kernel.packer import KernelShape, pack
 from engines.backtracking.shape import shape_for
-from engines.base import Status
+from engines.contract import Status
 from puzzles.model import AllDifferent, Structure
 
 __all__ = ["VARIANTS", "MODES", "MAX_VALUES", "KernelShape", "KernelResult", "available",
@@ -102,7 +102,7 @@ def compile_structure(structure: Structure) -> KernelShape:
 
 
 class KernelResult(NamedTuple):
-    """``status`` (engines.base.Status), up to ``keep`` solutions (value tuples in
+    """``status`` (engines.contract.Status), up to ``keep`` solutions (value tuples in
     variable order), ``count`` of solutions found, search effort, and a message
     when the givens alone are hopeless."""
     status: Status

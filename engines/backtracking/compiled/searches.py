@@ -12,7 +12,7 @@ from __future__ import annotations
 from engines.backtracking.compiled import entry as numba_kernel
 from engines.backtracking.compiled.kernel.packer import pack
 from engines.backtracking.report import Goal, Report
-from engines.base import Status
+from engines.contract import Status
 
 
 class _CompiledSearch:

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from engines.backtracking.python.layout import LAYOUT_MAX_BYTES, Layout, layout_bytes
 from engines.backtracking.report import Goal, Report
-from engines.base import timed_out
+from engines.contract import timed_out
 
 CHECK_EVERY = 256      # nodes between deadline checks (a power of two)
 

@@ -17,7 +17,7 @@ thousand nodes.
 from __future__ import annotations
 
 from engines.backtracking.report import Goal, Report
-from engines.base import timed_out
+from engines.contract import timed_out
 
 CHECK_EVERY = 4096     # nodes between deadline checks (a power of two)
 

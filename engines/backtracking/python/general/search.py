@@ -38,7 +38,7 @@ from engines.backtracking.python.general.compile import Compiled
 from engines.backtracking.python.general.linear import feasible
 from engines.backtracking.report import Goal, Report
 from engines.backtracking.shape import is_permutation, union_of
-from engines.base import timed_out
+from engines.contract import timed_out
 from puzzles.model import Linear, NotEqualOffset, Table
 
 CHECK_EVERY = 256          # nodes between deadline checks (a power of two)
