@@ -28,8 +28,11 @@ from engines.contract import (
     Unsupported,
     describe,
 )
-from engines.spec import EngineOptionError, EngineSpec
 from puzzles.model import AllDifferent, Model
+
+
+class EngineOptionError(ValueError):
+    """An engine option the engine does not know, or a bad value for one."""
 
 
 class Engine:
@@ -77,16 +80,11 @@ class Engine:
         return {}
 
     @property
-    def spec(self) -> EngineSpec:
-        """This engine as a spec: its name and non-default options, the canonical
-        form of every spec that builds it."""
-        return EngineSpec(self.name, [(k, v) for k, v in self.options.items()
-                                      if v != self.option_defaults.get(k)])
-
-    @property
     def label(self) -> str:
         """``name`` plus non-default options, as the harness prints it."""
-        return self.spec.label
+        extra = [f"{k}={v}" for k, v in self.options.items()
+                 if v != self.option_defaults.get(k)]
+        return ":".join([self.name] + extra)
 
     @classmethod
     def parse_options(cls, options: dict[str, Any]) -> dict[str, Any]:
