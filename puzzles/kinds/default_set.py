@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-SAMPLES = HERE / "samples"
-DATA = HERE / "data"
+PUZZLES = Path(__file__).resolve().parents[1]      # the puzzles folder: samples/ and data/ sit there
+SAMPLES = PUZZLES / "samples"
+DATA = PUZZLES / "data"
 
 # file name -> (side, count, clue target, seed, best_of) for the generated files
 GENERATED = {
