@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import os
 import sys
+from functools import lru_cache
+from pathlib import Path
 
 from puzzles.errors import PuzzleInputError
 
@@ -21,6 +23,17 @@ STDIN = "<stdin>"
 MAX_LINE_BYTES = 1 << 20
 MAX_INPUT_BYTES = 256 << 20
 BLOCK = 1 << 20
+
+
+@lru_cache(maxsize=256)
+def source_stem(source: str) -> str:
+    """A short name for tables and puzzle ids: the file stem, or ``stdin``.
+
+    Cached: every puzzle id of a file asks for it, 100,000 times in a sweep.
+    """
+    if source in ("-", STDIN):
+        return "stdin"
+    return Path(source).stem or source
 
 
 def read_text(arg: str) -> str:

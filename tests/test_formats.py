@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from puzzles.errors import PuzzleInputError
 from puzzles.formats.grids import FORMATS, decode_input, detect_format, format_grid, parse_grid
 from puzzles.kinds.sudoku import Sudoku
-from puzzles.loader import Entry, load_puzzles, parse_text
+from puzzles.loader import Entry, load_puzzles, parse_text, puzzle_paths
 
 SAMPLES = Path(__file__).resolve().parents[1] / "puzzles" / "samples"
 from compare.cli.bench import DATASETS  # noqa: E402  (one definition of where the sets live)
@@ -299,6 +299,62 @@ def test_specs_go_to_the_kind_registry(monkeypatch):
     monkeypatch.setattr(puzzles.loader, "load_spec", lambda arg: sudoku)
     assert load_puzzles("toy:4") == [Entry("toy:4", 0, sudoku, None)]
     assert load_puzzles("toy:4")[0].id == "toy:4"
+
+
+# ----- formats registered from outside ---------------------------------------------------
+@pytest.fixture
+def formats(monkeypatch):
+    """The format registry, put back as it was after the test."""
+    from puzzles.formats import registry
+    monkeypatch.setattr(registry, "_FORMATS", dict(registry._FORMATS))
+    return registry
+
+
+def board_sides(text: str, source: str) -> list[Entry]:
+    """A toy format: one N-Queens board side per line."""
+    from puzzles.kinds.queens import Queens
+    return [Entry(source, number, Queens(int(line)), None)
+            for number, line in enumerate(text.splitlines(), 1) if line.strip()]
+
+
+def test_a_registered_format_is_read_by_its_suffix(formats, tmp_path):
+    path = tmp_path / "boards.queens"
+    path.write_text("4\n6\n")
+    [grid_read] = load_puzzles(str(path))          # unregistered: a 1-cell line is bad input
+    assert grid_read.puzzle is None and grid_read.error is not None
+    formats.register_format("queens-list", (".queens",), parse=board_sides)
+    entries = load_puzzles(str(path))
+    assert [(e.id, e.puzzle.n) for e in entries] == [("boards:1", 4), ("boards:2", 6)]
+    assert puzzle_paths(str(tmp_path)) == [str(path)]      # a folder is listed for it too
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(PuzzleInputError, match=r"read for \.xml, \.xml\.lzma, \.queens files"):
+        puzzle_paths(str(empty))
+
+
+def test_a_registered_format_may_read_the_file_itself(formats, tmp_path):
+    from puzzles.kinds.queens import Queens
+    path = tmp_path / "eight.board.bin"
+    path.write_bytes(b"\0\x08")                  # binary: no text reading would take it
+    formats.register_format("board", (".board.bin",),
+                            load=lambda p: [Entry(p, 0, Queens(open(p, "rb").read()[1]), None,
+                                                  "eight")])
+    [entry] = load_puzzles(str(path))
+    assert entry.id == "eight" and entry.puzzle.n == 8
+
+
+def test_a_registered_sniff_claims_text_before_the_grid_guesses(formats):
+    formats.register_format("queens-list", sniff=lambda text: text.startswith("queens\n"),
+                            parse=lambda text, source: board_sides(text[7:], source))
+    assert [e.puzzle.n for e in parse_text("queens\n5\n", "<stdin>")] == [5]
+    assert parse_text(BOJ2580, "x.txt")[0].puzzle.n == 9       # other texts: the grids still
+    with pytest.raises(ValueError, match="choose from auto, .*line, queens-list"):
+        parse_text("", "x.txt", "csv")
+
+
+def test_a_format_needs_a_way_in(formats):
+    with pytest.raises(ValueError, match="needs load"):
+        formats.register_format("nothing", (".none",))
 
 
 # ----- the public datasets -----------------------------------------------------------

@@ -6,7 +6,8 @@ that into the model. The judge (``compare.judge.rules.xcsp3``) reads the
 ``Instance`` too, never the translation, so a wrong translation is caught
 instead of trusted. Both happen once, when the file is loaded (workers
 receive the result); their times travel with the puzzle (``load_note``).
-A file with one of these extensions is read as XCSP3 without a spec.
+A file with one of these extensions is read as XCSP3 without a spec: the
+format registers its extensions with the loader (``puzzles.formats.registry``).
 """
 from __future__ import annotations
 
@@ -14,12 +15,13 @@ import time
 from dataclasses import dataclass, field
 
 from puzzles.base import Puzzle
+from puzzles.formats.registry import Entry, register_format
 from puzzles.formats.xcsp3.model import translate
 from puzzles.formats.xcsp3.reader import EXTENSIONS, Instance, family, parse_instance, read_xml
 from puzzles.model import Model
 from puzzles.specs import Spec, register_kind
 
-__all__ = ["EXTENSIONS", "Xcsp3", "load_file"]
+__all__ = ["EXTENSIONS", "Xcsp3", "load_entries", "load_file"]
 
 
 # ----- the puzzle ------------------------------------------------------------------------
@@ -77,6 +79,15 @@ def load_file(path: str) -> Xcsp3:
     done = time.perf_counter()
     return Xcsp3(instance, model, parsed - start, done - parsed, instance.name,
                  family(instance.name))
+
+
+def load_entries(path: str) -> list[Entry]:
+    """The file as the loader's one entry, named by the instance."""
+    puzzle = load_file(path)
+    return [Entry(path, 0, puzzle, None, puzzle.name)]
+
+
+register_format("xcsp3", EXTENSIONS, load=load_entries)
 
 
 @register_kind("xcsp3", "xcsp3:FILE  an XCSP3 satisfaction instance (.xml or .xml.lzma; "
