@@ -14,9 +14,10 @@ A form without an exact translation within the limits makes the whole
 instance n/a for every engine: ``Structure.unsupported`` holds a one-line
 reason naming the form. Nothing is approximated.
 
-The forms are here; the model under construction and its expressions are
-in ``xcsp3_builder``, the expression trees in ``xcsp3_terms``, the limits
-in ``xcsp3_limits``.
+The forms are here, but for those read along a sequence (lex, precedence,
+regular) and the starred tables, which become automata (``automata``); the
+model under construction and its expressions are in ``builder``, the
+expression trees in ``terms``, the limits in ``limits``.
 """
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from itertools import pairwise
 import numpy as np
 
 from puzzles.formats.xcsp3 import limits
-from puzzles.formats.xcsp3.builder import Builder
+from puzzles.formats.xcsp3.automata import Automata
 from puzzles.formats.xcsp3.reader import STAR, Instance
 from puzzles.formats.xcsp3.terms import (
     FLIP,
@@ -63,7 +64,7 @@ def flags_needed(lists) -> int:
     return len(lists) * (len(lists) - 1) // 2 * max(map(len, lists), default=0)
 
 
-class _Builder(Builder):
+class _Builder(Automata):
     """The builder with one method per XCSP3 form (``form_<name>``)."""
 
     flags_ahead = 0      # auxiliary flags the lists' allDifferent forms will make
@@ -363,145 +364,3 @@ class _Builder(Builder):
         for k, (a, b) in enumerate(pairwise(terms)):
             gap = 0 if lengths is None else lengths[k]
             self.predicate((op, ("add", a, gap), b))
-
-    def form_lex(self, lists, operator) -> None:
-        for a, b in pairwise(lists):
-            self._lex(a, b, operator)
-
-    def form_lexMatrix(self, matrix, operator) -> None:
-        self.form_lex(matrix, operator)
-        self.form_lex(tuple(zip(*matrix)), operator)
-
-    def _lex(self, a, b, operator: str) -> None:
-        """``a <=lex b`` (or <, >=, >) with prefix flags: flag k = the first k pairs are equal."""
-        if operator in ("DECREASING", "STRICTLY_DECREASING"):
-            a, b = b, a
-        strict = operator.startswith("STRICTLY")
-        flag = 1                                  # the empty prefix is equal
-        for k, (x, y) in enumerate(zip(a, b)):
-            last = k == len(a) - 1
-            if len(self.values(x)) * len(self.values(y)) > limits.SMALL_TABLE:
-                flag = self._lex_step_linear(flag, x, y, last and strict)
-                if last:
-                    return
-                continue
-            f, u, w = grid([self.values(flag), self.values(x), self.values(y)])
-            g = ((f != 0) & (u == w)).astype(np.int64)
-            keep = ~((f != 0) & (u > w))
-            if last and strict:
-                keep &= g == 0
-            rows = np.column_stack([f, u, w, g])[keep]
-            kept = set(np.unique(g[keep]).tolist())
-            if len(rows) > limits.MAX_ROWS:
-                raise Untranslatable(f"lex over domains of {len(self.values(x))} values has "
-                                     f"no bounded table")
-            if last:
-                self.table([flag, x, y], rows[:, :3])
-                return
-            g = self.aux("lex", kept or (0,))
-            self.table([flag, x, y, ("var", g)], rows)
-            flag = ("var", g)
-        if strict:                                # empty lists: never strictly ordered
-            self.constraints.append(Table((0,), ()))
-
-    def _lex_step_linear(self, flag, x, y, strict_end: bool):
-        """One lex step over wide domains without a table: while the prefix is equal
-        (``flag``), ``x <= y`` by a big-M inequality; the next flag is ``flag and x == y``."""
-        diff, const = linear_form(("sub", x, y))
-        low, high = self.bounds(diff, const)
-        if isinstance(flag, int):
-            if flag:
-                self.linear(diff, const, "le", 0)
-        elif high > 0:             # flag = 1 -> x - y <= 0;  flag = 0 -> x - y <= high
-            self.linear({**diff, flag[1]: high}, const, "le", high)
-        same = self.expression(("eq", x, y))
-        following = self.expression(("and", flag, same)) if not isinstance(flag, int) \
-            else (same if flag else 0)
-        if strict_end:
-            self.linear(*linear_form(following), "eq", 0)
-        return following
-
-    def form_precedence(self, terms, values, covered) -> None:
-        if values is None:
-            values = sorted({v for t in terms for v in self.values(t)})
-        for s, t in pairwise(values):
-            seen = 0
-            for k, x in enumerate(terms):
-                rows = []
-                for f in self.values(seen):
-                    for u in self.values(x):
-                        if u == t and not f:
-                            continue
-                        rows.append((f, u, int(f or u == s)))
-                if k == len(terms) - 1:
-                    self.table([seen, x], [r[:2] for r in rows])
-                    break
-                nxt = self.aux("seen", {r[2] for r in rows} or {0})
-                self.table([seen, x, ("var", nxt)], rows)
-                seen = ("var", nxt)
-        if covered and values:
-            self.predicate(("or", *(("eq", x, values[-1]) for x in terms)))
-
-    def form_regular(self, terms, transitions, start, finals) -> None:
-        step: dict[tuple[str, int], str] = {}
-        for a, v, b in transitions:
-            if step.setdefault((a, v), b) != b:
-                raise Untranslatable("XCSP3 form regular with a nondeterministic automaton "
-                                     "has no exact translation into the model")
-        states = sorted({start, *finals, *(a for a, _, _ in transitions),
-                         *(b for _, _, b in transitions)})
-        number = {s: k for k, s in enumerate(states)}
-        moves = {(number[a], v): number[b] for (a, v), b in step.items()}
-        self.layered(terms, number[start], [moves] * len(terms),
-                     {number[f] for f in finals})
-
-    def layered(self, terms, start: int, moves: list[dict], accept: set) -> None:
-        """A deterministic automaton read along ``terms``: one state variable per
-        position (a function of the prefix), a Table per step, accepted at the end."""
-        state = start
-        if not terms:
-            if start not in accept:
-                self.constraints.append(Table((0,), ()))
-            return
-        for k, x in enumerate(terms):
-            last = k == len(terms) - 1
-            step = moves[k]
-            rows = [(q, u, step[(q, u)]) for q in self.values(state) for u in self.values(x)
-                    if (q, u) in step and (not last or step[(q, u)] in accept)]
-            if len(rows) > limits.MAX_ROWS:
-                raise Untranslatable(f"an automaton step of {len(rows):,} rows, more than "
-                                     f"{limits.MAX_ROWS:,}")
-            if last:
-                self.table([state, x], [r[:2] for r in rows])
-                return
-            nxt = self.aux("state", {r[2] for r in rows} or {0})
-            self.table([state, x, ("var", nxt)], rows)
-            state = ("var", nxt)
-
-    def starred(self, scope, rows) -> None:
-        """A table with ``*`` rows, read as an automaton: the state after k positions
-        is the set of rows still matching the prefix (numbered per position)."""
-        if len(rows) > limits.MAX_STARRED_ROWS:
-            raise Untranslatable(f"extension over {len(scope)} variables: {len(rows):,} starred "
-                                 f"rows, more than the {limits.MAX_STARRED_ROWS:,} read as an automaton")
-        star = np.array([[v is STAR for v in row] for row in rows], bool)
-        values = np.array([[0 if v is STAR else v for v in row] for row in rows], np.int64)
-        layer = {np.arange(len(rows)).tobytes(): 0}
-        moves, edges = [], 0
-        for k, x in enumerate(scope):
-            step, following = {}, {}
-            for members, q in layer.items():
-                idx = np.frombuffer(members, np.int64)
-                free = star[idx, k]
-                for u in self.values(x):
-                    kept = idx[free | (values[idx, k] == u)]
-                    if len(kept):
-                        step[(q, u)] = following.setdefault(kept.tobytes(), len(following))
-                if edges + len(step) > limits.MAX_ROWS:
-                    raise Untranslatable(f"extension over {len(scope)} variables: its starred "
-                                         f"rows make an automaton of more than {limits.MAX_ROWS:,} "
-                                         "steps")
-            edges += len(step)
-            moves.append(step)
-            layer = following
-        self.layered(list(scope), 0, moves, set(layer.values()))
