@@ -25,15 +25,8 @@ from functools import lru_cache
 
 from puzzles.base import Puzzle
 from puzzles.errors import PuzzleInputError
-from puzzles.kinds.sudoku import (
-    BOX_SIZES,
-    box_of_side,
-    cell_names,
-    grid_text,
-    not_equal_pairs,
-    units,
-)
-from puzzles.model import AllDifferent, Linear, Model, Structure
+from puzzles.kinds.sudoku import BOX_SIZES, box_of_side, grid_text, groups_structure, units
+from puzzles.model import Linear, Model, Structure
 from puzzles.reading import read_text
 from puzzles.specs import Spec, file_stem, register_kind
 
@@ -58,15 +51,9 @@ def sum_range(size: int, n: int) -> tuple[int, int]:
 def structure(n: int, cages: tuple[Cage, ...], formulation: str) -> Structure:
     sums = tuple(Linear((1,) * len(c.cells), c.cells, "==", c.total) for c in cages)
     groups = units(n) + tuple(c.cells for c in cages if len(c.cells) > 1)
-    if formulation == "alldiff":
-        cons = tuple(AllDifferent(g) for g in groups) + sums
-    elif formulation == "pairwise":
-        cons = not_equal_pairs(groups) + sums
-    else:
-        raise ValueError(f"unknown Killer Sudoku formulation {formulation!r}")
     digest = hashlib.sha1(repr(cages).encode()).hexdigest()[:10]
-    return Structure(f"killer-{n}-{digest}/{formulation}", cell_names(n),
-                     (tuple(range(1, n + 1)),) * (n * n), cons)
+    return groups_structure(f"killer-{n}-{digest}/{formulation}", n, groups, formulation,
+                            "Killer Sudoku", extra=sums)
 
 
 @dataclass(frozen=True)

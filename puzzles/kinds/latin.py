@@ -12,14 +12,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from puzzles.errors import PuzzleInputError
-from puzzles.kinds.sudoku import (
-    GridPuzzle,
-    cell_names,
-    grid_text,
-    not_equal_pairs,
-    onehot_structure,
-)
-from puzzles.model import AllDifferent, Structure
+from puzzles.kinds.sudoku import GridPuzzle, grid_text, groups_structure
+from puzzles.model import Structure
 from puzzles.reading import read_text
 from puzzles.specs import Spec, file_stem, register_kind
 
@@ -36,16 +30,8 @@ def units(n: int) -> tuple[tuple[int, ...], ...]:
 
 @lru_cache(maxsize=None)
 def structure(n: int, formulation: str) -> Structure:
-    key = f"latin-{n}/{formulation}"
-    if formulation == "onehot":
-        return onehot_structure(key, cell_names(n), n, units(n))
-    if formulation == "alldiff":
-        cons = tuple(AllDifferent(u) for u in units(n))
-    elif formulation == "pairwise":
-        cons = not_equal_pairs(units(n))
-    else:
-        raise ValueError(f"unknown Latin square formulation {formulation!r}")
-    return Structure(key, cell_names(n), (tuple(range(1, n + 1)),) * (n * n), cons)
+    return groups_structure(f"latin-{n}/{formulation}", n, units(n), formulation,
+                            "Latin square")
 
 
 @dataclass(frozen=True)

@@ -41,16 +41,23 @@ def structure(n: int, formulation: str = "alldiff") -> Structure:
 
 @lru_cache(maxsize=None)
 def _structure(n: int, formulation: str) -> Structure:
-    if formulation == "onehot":
-        return onehot_structure(f"sudoku-{n}/onehot", cell_names(n), n, units(n))
-    domains = (tuple(range(1, n + 1)),) * (n * n)
+    return groups_structure(f"sudoku-{n}/{formulation}", n, units(n), formulation, "Sudoku")
+
+
+def groups_structure(key: str, n: int, groups, formulation: str, kind: str,
+                     extra: tuple = ()) -> Structure:
+    """An n x n grid of values 1..n whose ``groups`` each hold different values, in
+    ``formulation`` (``alldiff``, ``pairwise``, or ``onehot`` when there is no
+    ``extra``), followed by the ``extra`` constraints: the model of every grid kind."""
+    if formulation == "onehot" and not extra:
+        return onehot_structure(key, cell_names(n), n, groups)
     if formulation == "alldiff":
-        cons = tuple(AllDifferent(u) for u in units(n))
+        cons = tuple(AllDifferent(g) for g in groups)
     elif formulation == "pairwise":
-        cons = not_equal_pairs(units(n))
+        cons = not_equal_pairs(groups)
     else:
-        raise ValueError(f"unknown Sudoku formulation {formulation!r}")
-    return Structure(f"sudoku-{n}/{formulation}", cell_names(n), domains, cons)
+        raise ValueError(f"unknown {kind} formulation {formulation!r}")
+    return Structure(key, cell_names(n), (tuple(range(1, n + 1)),) * (n * n), cons + extra)
 
 
 def cell_names(n: int) -> tuple[str, ...]:
