@@ -23,9 +23,7 @@ import sys
 from pathlib import Path
 from statistics import median
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from compare.benchmark import DATASETS  # noqa: E402
+from compare.benchmark import DATASETS
 
 FOLDER = DATASETS / "xcsp3_2024_csp"
 # the files that take longest to load (parse time, measured once over the whole set)
@@ -53,7 +51,7 @@ print(json.dumps({"total": time.perf_counter() - start}))
 
 def timed(code: str, path: Path) -> dict:
     proc = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
-                          text=True, cwd=Path(__file__).resolve().parents[1])
+                          text=True)
     if proc.returncode:
         return {"total": float("nan"), "error": proc.stderr.strip().splitlines()[-1:]}
     return json.loads(proc.stdout.strip().splitlines()[-1])
