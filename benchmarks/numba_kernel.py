@@ -35,14 +35,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import random
+import shlex
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime
 from pathlib import Path
 
 IMPORTS_FROM = time.perf_counter()   # the compile part's probe times the imports below
@@ -55,6 +54,7 @@ from puzzles.kinds.sudoku import Sudoku  # noqa: E402
 IMPORTED = time.perf_counter()
 
 from compare.benchmark import DATASETS  # noqa: E402  (pandas and more: not the kernel's cost)
+from compare.benchmark.page import page_text  # noqa: E402
 from compare.reporting.bench import machine_lines  # noqa: E402
 
 ALPHABET = "123456789ABCDEFGHIJKLMNOP"
@@ -63,6 +63,14 @@ BIG = ("gecode_16x16_janko", "vu_kr_16x16", "gecode_25x25")
 SEED_SETS = ("norvig_easy50", "norvig_top95")
 PARTS = ("nine", "lexfirst", "big", "seed", "compile")
 NINE_LIMIT = 10.0
+# The page's closing words: what its figures are and are not.
+READING = ("A `numba` time is the kernel call alone, warm, in this one process: no worker, "
+           "no harness round trip, so it is the kernel's own rate, faster than the same "
+           "engine's tasks in a comparison run. The ratios to CP-SAT are like for like, both "
+           "through their engines in this process (`total_s` against `total_s`; the search "
+           "ratio sets `solve_s` against `solve_s`). Every answer is checked outside the "
+           "timed region. The compile table times fresh processes: an empty numba cache, "
+           "then the cache the first one wrote.")
 
 
 def puzzles(name: str, sample: int | None, seed: int) -> list[Sudoku]:
@@ -189,7 +197,7 @@ def part_nine(args, kernel, report, firsts):
     if args.cpsat:
         headers += ["numba total_s mean", "CP-SAT total_s mean", "CP-SAT max", "mean ratio",
                     "max ratio", "search ratio"]
-    report.append("### 9x9, `first`, fast\n\n" + table(headers, rows) + (
+    report.append("## 9x9, `first`, fast\n\n" + table(headers, rows) + (
         "\n\n`numba` columns: the kernel call (the rate target). Ratios like for like, "
         "both through their engines: `mean ratio` and `max ratio` of `total_s` "
         "(translation and search, as a harness task is timed; the targets), `search "
@@ -213,7 +221,7 @@ def part_lexfirst(args, kernel, report, firsts):
                         f"{ratio}, max {sec(top)}", verdict(ok)])
         if got["wrong"]:
             report.append(f"WRONG numba lexfirst answers: {got['wrong']}")
-    report.append("### 9x9, `lexfirst`, fast\n\n" + table(
+    report.append("## 9x9, `lexfirst`, fast\n\n" + table(
         ["set", "puzzles", "solved", "lexfirst mean", "first mean", "ratio", "lexfirst max"],
         rows))
     return targets
@@ -253,7 +261,7 @@ def part_big(args, kernel, report):
     headers = ["set", "puzzles", "numba solved", "numba mean", "numba max"]
     if args.cpsat:
         headers += ["CP-SAT solved", "CP-SAT mean", "CP-SAT max"]
-    report.append(f"### 16x16 and 25x25, `first`, fast, limit {args.limit:g} s per puzzle "
+    report.append(f"## 16x16 and 25x25, `first`, fast, limit {args.limit:g} s per puzzle "
                   "(times over all puzzles, a timeout counts as the limit)\n\n"
                   + table(headers, rows))
     report.append("gecode_25x25 per line:\n\n" + table(
@@ -278,7 +286,7 @@ def part_seed(args, kernel, report):
     numba_total = sum(n for _, n, _ in pairs)
     ratios = [p / n for p, n, _ in pairs]
     nodes = sum(k for _, _, k in pairs)
-    report.append("### seed: numba against the Python reference\n\n" + table(
+    report.append("## seed: numba against the Python reference\n\n" + table(
         ["puzzles (both finish)", "Python seed", "numba seed", "total ratio", "median ratio",
          "nodes (total)", "same nodes", f"skipped (Python > {args.seed_limit:g} s)"],
         [[len(pairs), sec(python_total), sec(numba_total),
@@ -315,7 +323,7 @@ def part_compile(args, report):
                 continue
             imported, first, warm = (float(x) for x in done.stdout.split())
             rows.append([label, sec(imported), sec(first), sec(warm)])
-    report.append("### compile and cache (fresh processes, `NUMBA_CACHE_DIR` a new folder)"
+    report.append("## compile and cache (fresh processes, `NUMBA_CACHE_DIR` a new folder)"
                   "\n\n" + table(["process", "imports", "first solve (9x9 fast)",
                                   "then warm_up() (the other kernels)"], rows))
     return []
@@ -362,24 +370,24 @@ def main(argv=None) -> int:
         targets += part_seed(args, kernel, report)
     if "compile" in parts:
         targets += part_compile(args, report)
-    load = os.getloadavg() if hasattr(os, "getloadavg") else ()
-    out = [f"## numba kernel benchmark, {datetime.now():%Y-%m-%d %H:%M}\n",
-           f"`python benchmarks/numba_kernel.py {' '.join(argv or sys.argv[1:])}`: "
-           f"Python {platform.python_version()}, numba {nk.numba.__version__}, "
-           f"{platform.machine()}, {os.cpu_count()} cores, load average "
-           f"{', '.join(f'{x:.2f}' for x in load)} at the end; warm-up {sec(warm)}, "
-           f"whole run {time.perf_counter() - started:.0f} s.\n",
-           "\n".join(f"- {line}" for line in machine_lines({"numba": nk.numba.__version__}))
-           + "\n"]
+    command = " ".join(["python benchmarks/numba_kernel.py",
+                        *map(shlex.quote, argv if argv is not None else sys.argv[1:])])
+    out = ["# Benchmark: the numba kernel, warm, in one process\n",
+           "\n".join([f"- command: `{command}`",
+                      *(f"- {line}" for line in machine_lines({"numba": nk.numba.__version__})),
+                      f"- benchmark time: {time.perf_counter() - started:.0f} s in all "
+                      f"(warm-up {sec(warm)})"]) + "\n"]
     if targets:
-        out.append("### targets\n\n" + table(["target", "measured", "verdict"], targets) + "\n")
+        out.append("## Targets\n\n" + table(["target", "measured", "verdict"], targets) + "\n")
     out.append("\n\n".join(report))
+    out.append("\n## How to read it\n\n" + READING)
     text = "\n".join(out)
     print(text)
     if args.publish:
         folder = Path(args.publish)
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / "numba_kernel.md").write_text(text + "\n", encoding="utf-8")
+        (folder / "numba_kernel.md").write_text(page_text(
+            text + "\n", written_by="`benchmarks/numba_kernel.py --publish`"), encoding="utf-8")
     return 0
 
 

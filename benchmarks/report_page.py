@@ -1,7 +1,8 @@
 """report.html on a large run: its size and how long the report step takes.
 
     python benchmarks/report_page.py                   # 100,000 tasks: 50,000 puzzles x 2 engines
-    python benchmarks/report_page.py --puzzles 5000 --engines 4 --keep /tmp/big
+    python benchmarks/report_page.py --puzzles 5000 --engines 4 --keep DIR
+    python benchmarks/report_page.py --publish docs/performance   # its current table
 
 A run of that size takes hours, so the run folder is made up: a results
 store written directly, with per-puzzle times drawn from a seeded lognormal
@@ -18,6 +19,8 @@ speed is set exactly rather than left to a loaded machine.
 from __future__ import annotations
 
 import argparse
+import shlex
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -75,12 +78,14 @@ def synthetic_run(folder: Path | str, puzzles: int = 200, engines: dict[str, flo
     return folder
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--puzzles", type=int, default=50_000)
     parser.add_argument("--engines", type=int, default=2)
     parser.add_argument("--keep", metavar="DIR", help="write the run here and keep it")
-    args = parser.parse_args()
+    parser.add_argument("--publish", metavar="DIR", help="also write the figures as "
+                        "DIR/report_page.md (e.g. docs/performance: its current table)")
+    args = parser.parse_args(argv)
     from compare.reporting import page
     from compare.reporting.report import build_report
     engines = {f"engine{k}": 1.0 + k for k in range(args.engines)}
@@ -104,6 +109,38 @@ def main() -> None:
         print(f"{tasks:,} tasks ({args.puzzles:,} puzzles x {args.engines} engines): "
               f"report step {whole:.1f} s, of which report.html {rendered[0]:.1f} s; "
               f"report.html {size / 2**20:.1f} MiB")
+    if args.publish:
+        command = " ".join(["python benchmarks/report_page.py",
+                            *map(shlex.quote, argv if argv is not None else sys.argv[1:])])
+        library = page.plotly_js()
+        plotly = "" if library is None else (
+            f" (plotly.js is {len(library.encode()) / 2**20:.1f} MiB of it)")
+        publish(Path(args.publish), command, [
+            ("the report step, all of it", f"{whole:.1f} s"),
+            ("of which report.html", f"{rendered[0]:.1f} s"),
+            ("report.html", f"{size / 2**20:.1f} MiB{plotly}")], tasks, args)
+
+
+def publish(folder: Path, command: str, rows: list[tuple[str, str]], tasks: int, args) -> Path:
+    """DIR/report_page.md: the figures with the command, the machine and the commit."""
+    from compare.benchmark.page import page_text
+    from compare.reporting.bench import machine_lines
+    text = "\n".join([
+        f"# Benchmark: the report step on {tasks:,} tasks", "",
+        f"- command: `{command}`", *(f"- {line}" for line in machine_lines()), "",
+        "| what | figure |", "|---|---|", *(f"| {what} | {figure} |" for what, figure in rows),
+        "", "## How to read it", "",
+        f"The script makes up a finished run of {tasks:,} tasks ({args.puzzles:,} puzzles x "
+        f"{args.engines} engines, seeded lognormal times, an error every 997th task) and "
+        "times the ordinary report step on it: every table, the PNGs, summary.md and "
+        "report.html. What the page does not draw point by point (each scatter panel's "
+        "puzzles, the curves, the task table) is aggregated as [harness.md](../harness.md) "
+        "describes under report.html, so the page's size grows slowly with the run's.", ""])
+    folder.mkdir(parents=True, exist_ok=True)
+    written = folder / "report_page.md"
+    written.write_text(page_text(text, written_by="`benchmarks/report_page.py --publish`"),
+                       encoding="utf-8")
+    return written
 
 
 if __name__ == "__main__":

@@ -11,11 +11,13 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pandas as pd
 import pytest
 
 from compare import benchmark
+from compare.benchmark.page import page_text
 from compare.cli import bench as bench_cli
 from compare.executors.tasks import sample_per_origin
 from compare.reporting import bench
@@ -368,9 +370,46 @@ def test_quick_benchmark_runs_every_part_verifies_and_publishes(tmp_path):
     big = pd.read_csv(out / "big" / "results.csv")
     assert {"gen-25x25", "gen-16x16-hard", "gecode_25x25"} <= set(big["source"])
     page = (docs / "sudoku.md").read_text()
-    assert page == text.replace("](9x9/", "](sudoku/9x9/").replace("](big/", "](sudoku/big/")
+    assert page == page_text(
+        text.replace("](9x9/", "](sudoku/9x9/").replace("](big/", "](sudoku/big/"), out,
+        "`run_compare.py bench --publish`")
+    assert "the command below regenerates this page" in page.splitlines()[2]
+    assert str(tmp_path) not in page and str(REPO) not in page and "load average" not in page
     assert "](sudoku/9x9/cactus.png)" in page
     assert (docs / "sudoku" / "9x9" / "cactus.png").stat().st_size > 0
+
+
+def test_a_published_page_names_no_absolute_path(tmp_path):
+    """A page is kept in the repository: its commands name the repository's files
+    from its root, the run's folder as OUT, and no folder of the machine; its plot
+    links are relative to the page. The run's own bench.md keeps the paths."""
+    out, docs = tmp_path / "out", tmp_path / "docs"
+    (out / "queens").mkdir(parents=True)
+    (out / "queens" / "cactus.png").write_bytes(b"png")
+    sets, own = REPO.parent / "shared" / "datasets", REPO / "puzzles" / "data" / "x.txt"
+    bench_md = "\n".join([
+        "# Queens", "",
+        f"- command: `python run_compare.py bench {REPO / 'benchmarks' / 'mine.toml'} "
+        f"--datasets {sets} --out {out} --publish {docs}`",
+        *[f"- {line}" for line in bench.machine_lines()], "",
+        "run phase 3.00 s wall; task times sum to 1.56 s, /2 = 0.78 s; 8,790/s", "",
+        "![queens cactus](queens/cactus.png)", "",
+        f"- `queens/`: 1 s; `python run_compare.py --puzzles {sets / 'a.txt'} {own} "
+        f"--out {out / 'queens'}`", ""])
+    (out / "bench.md").write_text(bench_md)
+    outcome = benchmark.Outcome(SimpleNamespace(name="queens"), benchmark.VERIFIED, 1.0,
+                                out / "queens")
+    page = benchmark.publish(out, docs, [outcome], "mine").read_text()
+    assert (out / "bench.md").read_text() == bench_md
+    assert not re.search(r"(^|[\s`(=])/[A-Za-z]", page, re.M), page
+    assert str(tmp_path) not in page and str(REPO.parent) not in page
+    assert "bench benchmarks/mine.toml --datasets ../shared/datasets --out OUT " in page
+    assert "--puzzles ../shared/datasets/a.txt puzzles/data/x.txt --out OUT/queens`" in page
+    assert "/2 = 0.78 s; 8,790/s" in page and "](mine/queens/cactus.png)" in page
+    assert (docs / "mine" / "queens" / "cactus.png").read_bytes() == b"png"
+    assert "load average" not in page and re.search(r"^- date: \d{4}-\d{2}-\d{2}$", page, re.M)
+    assert page.splitlines()[2] == ("Written by `run_compare.py bench --publish`: the command "
+                                    "below regenerates this page.")
 
 
 def test_a_puzzle_file_the_part_cannot_read_is_exit_2_not_a_traceback(tmp_path, capsys):

@@ -5,6 +5,8 @@ engine or a puzzle set by name.
 """
 from __future__ import annotations
 
+import os
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +21,18 @@ PLOTS = ("cactus.png", "scatter.png")
 # What became of a part: the judge's VERIFIED or WRONG over its answers, or one of
 # these when it could not run.
 BAD_INPUT, NOT_STARTED = "bad input", "not started"
+# Why a table's ratios mean more than its times, ahead of the definitions.
+READING = ("Each part interleaves its engines puzzle by puzzle, so a change in the machine's "
+           "speed falls on all of them alike: compare the ratios within one report, not "
+           "absolute times across reports or machines.")
+# The repository: a page's commands run from its root.
+_ROOT = Path(__file__).resolve().parents[2]
+# The machine's load when bench.md was written, as bench.machine_lines words it:
+# a fact of one moment, which a page of current tables leaves out.
+_LOAD_LINE = "- load average"
+# An absolute path in a report: a slash that starts a word (not a ratio such as
+# "results/s" or "/2") followed by a name.
+_ABSOLUTE = re.compile(r"(?<![\w./:~-])/[A-Za-z_.][^\s`'\"()\[\]<>|,;]*")
 
 
 @dataclass
@@ -57,13 +71,14 @@ def report(outcomes: list[Outcome], command: str, total_s: float,
     for o in outcomes:
         parts += sections[o.part.target["kind"]](data[o.part.name], data) + [""]
     parts += ["## Parts", "", "Each part is one comparison run; its folder holds "
-              "results.csv, results.sqlite, summary.md (with verdicts) and plots.", ""]
+              "its results (CSV and SQLite), summary.md (with verdicts) and plots.", ""]
     for o, _, _, config, _ in data.values():
         verdict = {VERIFIED: "all answers verified, engines agree",
                    WRONG: "WRONG ANSWERS OR DISAGREEMENTS (see its summary.md)"}.get(o.status, "?")
         parts.append(f"- `{o.part.name}/`: {verdict}; {o.seconds:.0f} s; "
                      f"`{config.get('command', '')}`")
-    parts += ["", "## Definitions", "", bench.definitions([_terms(o.part) for o in outcomes]), ""]
+    parts += ["", "## How to read it", "", READING, "",
+              bench.definitions([_terms(o.part) for o in outcomes]), ""]
     return "\n".join(parts)
 
 
@@ -227,8 +242,8 @@ def _concat(*frames):
 
 def publish(out: Path, target: Path, outcomes: list[Outcome], name: str) -> Path:
     """The benchmark's current table in ``target``: ``<name>.md`` (bench.md with
-    its plot links pointing into ``<name>/``) and the plots under ``<name>/``.
-    Returns the page written."""
+    its plot links pointing into ``<name>/``, in its reference form: see
+    ``page_text``) and the plots under ``<name>/``. Returns the page written."""
     target.mkdir(parents=True, exist_ok=True)
     text = (out / "bench.md").read_text(encoding="utf-8")
     for o in outcomes:
@@ -237,5 +252,35 @@ def publish(out: Path, target: Path, outcomes: list[Outcome], name: str) -> Path
             shutil.copy2(o.folder / png, target / name / o.part.name / png)
             text = text.replace(f"]({o.part.name}/{png})", f"]({name}/{o.part.name}/{png})")
     page = target / f"{name}.md"
-    page.write_text(text, encoding="utf-8")
+    page.write_text(page_text(text, out, "`run_compare.py bench --publish`"), encoding="utf-8")
     return page
+
+
+def page_text(text: str, out: Path | None = None, written_by: str | None = None) -> str:
+    """A report as a page kept in the repository: the same tables, without what
+    belongs to one machine at one moment. Paths under the repository's folder
+    become relative to the repository (the commands run from its root; the plot
+    links are relative to the page already), the run's output folder becomes
+    ``OUT`` and any other absolute path ``DIR/<its name>``; the date keeps its
+    day, and the load average is left out. The run's own bench.md keeps all
+    of it. ``written_by``: what writes the page, said under its title."""
+    outs = {str(p) for p in (out, out.resolve())} if out is not None else set()
+
+    def relative(match: re.Match) -> str:
+        path = match.group(0)
+        for folder in sorted(outs, key=len, reverse=True):
+            if path == folder or path.startswith(folder + "/"):
+                return "OUT" + path[len(folder):]
+        if Path(path).is_relative_to(_ROOT.parent):
+            return os.path.relpath(path, _ROOT)
+        return f"DIR/{Path(path).name}"
+
+    lines, given = [], text.splitlines()
+    if written_by is not None and given:
+        given[1:1] = ["", f"Written by {written_by}: the command below regenerates this page."]
+    for line in given:
+        if line.startswith(_LOAD_LINE):
+            continue
+        line = re.sub(r"^(- date: \d{4}-\d{2}-\d{2}) \d{2}:\d{2}\b", r"\1", line)
+        lines.append(_ABSOLUTE.sub(relative, line))
+    return "\n".join(lines) + ("\n" if text.endswith("\n") else "")
