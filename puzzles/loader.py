@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import os
 
+# The built-in formats, one line each: importing a format registers it.
+import puzzles.formats.grids  # noqa: F401
+import puzzles.formats.xcsp3.kind  # noqa: F401
 from puzzles.catalog import is_spec, load_spec
 from puzzles.errors import PuzzleInputError
-from puzzles.formats import grids
 from puzzles.formats.registry import (
     Entry,
     format_for_path,
@@ -24,12 +26,9 @@ from puzzles.formats.registry import (
     suffixes,
     text_format,
 )
-from puzzles.formats.xcsp3 import kind as xcsp3
 from puzzles.reading import STDIN, read_text
 
 __all__ = ["STDIN", "Entry", "load_puzzles", "parse_text", "puzzle_paths", "read_text"]
-
-BUILTIN_FORMATS = tuple(m.__name__ for m in (grids, xcsp3))   # each registers on import
 
 
 def load_puzzles(arg: str, fmt: str = "auto") -> list[Entry]:
