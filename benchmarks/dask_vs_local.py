@@ -37,7 +37,7 @@ from compare import run_comparison
 from compare.benchmark import DATASETS
 from compare.executors.tasks import PuzzleRecord, Task
 from compare.run.runner import result_row
-from compare.store.store import Store
+from compare.store.folder import RunFolder
 from engines import get_engine
 from puzzles.kinds.generator import full_grid
 from puzzles.kinds.sudoku import Sudoku
@@ -119,6 +119,15 @@ def solved_grids(count: int, folder: Path) -> Path:
     return path
 
 
+@contextmanager
+def writing(folder: Path):
+    """A new run folder's store, made and locked as a run makes it."""
+    run = RunFolder.new(folder)
+    run.prepare(resume=False)
+    with run:
+        yield run.store
+
+
 def scaling(folder: Path, workers: int, address: str) -> dict:
     """The parent's cost per result, the store's rate, and Dask's cost per chunk, both with
     the scheduler and workers in the client's process (local:N) and elsewhere (running)."""
@@ -127,9 +136,7 @@ def scaling(folder: Path, workers: int, address: str) -> dict:
     rows = [{"puzzle_id": f"p:{i}", "engine": "x", "formulation": "alldiff", "mode": "first",
              "repeat": 0, "status": "solved", "answer": "1" * 81, "total_s": 0.001}
             for i in range(50_000)]
-    (folder / "store").mkdir()
-    (folder / "parent").mkdir()
-    with Store(folder / "store") as store:
+    with writing(folder / "store") as store:
         started = time.perf_counter()
         for row in rows:
             store.add(row)
@@ -144,7 +151,7 @@ def scaling(folder: Path, workers: int, address: str) -> dict:
         records.append(PuzzleRecord(f"g:{i}", puzzle, "g", "g.txt", i))
         results.append(engine.solve(puzzle.to_model("alldiff"), "first", 2, 10.0))
     started = time.perf_counter()
-    with Store(folder / "parent") as store:
+    with writing(folder / "parent") as store:
         for i, (rec, result) in enumerate(zip(records, results)):
             task = Task(i, rec.puzzle_id, "alldiff", engine.label, "first", 2, 10.0, 0)
             store.add(result_row(task, rec, result, ("builtin", "")))

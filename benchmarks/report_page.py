@@ -27,7 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-from compare.store.store import Store
+from compare.store.files import RunFile
+from compare.store.folder import RunFolder
 
 LIMIT_S = 10.0
 
@@ -40,13 +41,14 @@ def synthetic_run(folder: Path | str, puzzles: int = 200, engines: dict[str, flo
     """A finished run's folder: ``engines`` maps labels to a speed factor; each puzzle's
     time is a seeded draw (the same for every run of ``seed``) times the factor, plus
     ``extra_s`` per engine, times this run's noise (``run_seed``)."""
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+    run = RunFolder.new(folder)
+    run.prepare(resume=False)          # made and locked, its store open, as a run's
     engines = engines or {"fast": 1.0, "slow": 3.0}
     puzzle_rng, run_rng = np.random.default_rng(seed), np.random.default_rng(run_seed + 1000)
     base = puzzle_rng.lognormal(np.log(0.004), 1.2, puzzles)
     ids = [f"set{i % sources}-{i % 7}x:{i}" for i in range(puzzles)]
-    with Store(folder) as store:
+    with run:
+        store = run.store
         store.add_puzzles([{"puzzle_id": pid, "source": pid.split("-")[0], "origin": "synthetic",
                             "line": i, "kind": "sudoku", "size": 9, "clues": 25,
                             "formulations": "alldiff", "text": f"puzzle {pid}", "digest": pid}
@@ -70,12 +72,13 @@ def synthetic_run(folder: Path | str, puzzles: int = 200, engines: dict[str, flo
         store.set_meta("config", {"engines_run": list(engines), "repeat": 1, "mode": "first",
                                   "timeout": LIMIT_S, "workers": 2, "baseline": baseline,
                                   "command": "synthetic", "started": started,
-                                  "settings": {"engines": ",".join(engines)}})
+                                  "settings": {"engines": ",".join(engines),
+                                               "timeout": LIMIT_S}})
         store.set_meta("environment", [{"cpu": "Synthetic CPU", "cores": 2, "memory_gb": 24.0,
                                         "os": "Linux", "python": "CPython 3.11", "host": host,
                                         "code": "git 0000000 (clean)", "started": started}])
         store.set_meta("planned", {e: puzzles for e in engines})
-    return folder
+    return run.path
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -103,9 +106,10 @@ def main(argv: list[str] | None = None) -> None:
             return text
         page.render = timed_render
         start = time.perf_counter()
-        build_report(folder, quiet=True)
+        with RunFolder(folder) as run:
+            build_report(run, quiet=True)
         whole = time.perf_counter() - start
-        size = (folder / "report.html").stat().st_size
+        size = run.file(RunFile.PAGE).stat().st_size
         print(f"{tasks:,} tasks ({args.puzzles:,} puzzles x {args.engines} engines): "
               f"report step {whole:.1f} s, of which report.html {rendered[0]:.1f} s; "
               f"report.html {size / 2**20:.1f} MiB")

@@ -8,12 +8,8 @@ from __future__ import annotations
 
 import math
 
+from compare.errors import SettingsError  # noqa: F401  (its importers find it here too)
 from engines import Status
-
-
-class SettingsError(ValueError):
-    """A run that cannot be carried out as asked: one line, exit 2 on the command line."""
-
 
 # Both ends included.
 SEED_MAX = 2 ** 32 - 1

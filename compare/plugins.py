@@ -20,14 +20,11 @@ import threading
 from contextlib import contextmanager
 from pathlib import Path
 
+from compare.errors import PluginError
+
 PLUGIN_ENV = "COMPARE_PLUGINS"
 LEGACY_PLUGIN_ENV = "COMPARE_ENGINE_PLUGINS"   # older name, still read
 _loaded: dict[str, object] = {}
-
-
-class PluginError(Exception):
-    """A plugin that cannot be found or fails while it is imported (exit 2), whatever it
-    raises (``KeyboardInterrupt`` and ``SystemExit`` included)."""
 
 
 def plugin_list(text: str | None = None) -> list[str]:

@@ -84,6 +84,9 @@ class Result:
     cpu_s: float | None = None          # CPU time of the process (every thread)
     peak_rss_mb: float | None = None    # peak resident memory of the process
     host: str | None = None             # the machine that ran it (a cluster's worker)
+    # How the harness, not the engine, ended the task or stood in for it (a word of
+    # the harness's vocabulary), kept as data so no one reads it out of ``message``.
+    fact: str | None = None
 
     @property
     def total_s(self) -> float:

@@ -4,8 +4,7 @@ from __future__ import annotations
 import pytest
 
 from compare.reporting import summary
-from compare.reporting.report import build_report
-from tests.test_stats import MS, frame_of, store
+from tests.test_stats import MS, frame_of, report_of, store
 
 # a is fast in pairwise, slow in alldiff; c is 2.5x faster in alldiff than in pairwise
 TIMES = {("a", "alldiff"): 10 * MS, ("a", "pairwise"): 2 * MS,
@@ -31,7 +30,7 @@ def test_every_engine_and_formulation_is_compared_with_the_baseline_in_one_formu
 def test_the_headline_names_the_baseline_formulation_and_each_engine_its_reference(tmp_path):
     folder = store(tmp_path / "run", frame(), config={"engines_run": ["a", "c"], "repeat": 1,
                                                      "baseline": "a"})
-    build_report(folder, quiet=True)
+    report_of(folder, quiet=True)
     text = (folder / "summary.md").read_text()
     assert "## Headline (baseline: a [alldiff]; shift " in text
     assert "x ratio to the engine's own alldiff" in text

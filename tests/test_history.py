@@ -23,6 +23,7 @@ import compare
 from benchmarks.report_page import synthetic_run
 from compare.cli.report import main as report_main
 from compare.reporting import history
+from compare.store.folder import RunFolder
 from compare.store.store import Store
 from tests.test_report_html import NEEDS_BROWSER, puzzle_file
 
@@ -46,7 +47,7 @@ def runs(tmp_path_factory) -> dict[str, Path]:
 
 
 def series(runs, names) -> history.History:
-    return history.history([runs[n] for n in names])
+    return history.history([RunFolder(runs[n]) for n in names])
 
 
 def test_five_runs_of_the_same_code_flag_no_change(runs, tmp_path):
@@ -88,7 +89,7 @@ def test_one_slow_run_between_normal_ones_is_a_step_in_and_a_step_out(runs):
 
 
 def test_runs_are_put_in_commit_order_whatever_the_order_given(runs):
-    hist = history.history([runs["n3"], runs["n1"], runs["n2"]])
+    hist = history.history([RunFolder(runs[n]) for n in ("n3", "n1", "n2")])
     assert list(hist.runs["run"]) == ["n1", "n2", "n3"]
 
 
@@ -109,10 +110,10 @@ def test_a_run_with_other_settings_is_not_compared(runs, tmp_path):
     with Store(other) as store:
         config = store.meta("config")
         store.set_meta("config", {**config, "settings": {**config["settings"], "timeout": 20}})
-    hist = history.history([runs["n1"], other])
+    hist = history.history([RunFolder(runs["n1"]), RunFolder(other)])
     assert hist.steps.empty
     assert set(hist.table.loc[hist.table["run"] == "other", "step"]) == {
-        "not compared: the runs differ in time limit none vs 20"}
+        "not compared: the runs differ in time limit 10 vs 20"}
 
 
 def test_timeouts_are_censored_not_counted_as_the_limit():
@@ -209,7 +210,7 @@ def test_real_runs_relative_to_the_baseline_flag_only_the_slower_engine(tmp_path
 
 
 def test_relative_steps_put_every_machine_in_one_series(runs):
-    hist = history.history([runs["n1"], runs["x1"], runs["s1"]], relative=True)
+    hist = history.history([RunFolder(runs[n]) for n in ("n1", "x1", "s1")], relative=True)
     assert "one series" in hist.machines_note
     other = hist.table[(hist.table["engine"] == "other") & (hist.table["source"] == "all")]
     # in start order n1, s1, then x1 on another machine: compared with s1 all the same

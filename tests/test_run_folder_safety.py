@@ -16,6 +16,7 @@ from compare import plugins
 from compare.cli.report import main as report_main
 from compare.reporting.runs import compare_runs
 from compare.run import provenance as environment
+from compare.store.folder import RunFolder
 from compare.store.lock import LOCK_NAME, FolderBusy, FolderLock
 from compare.store.store import Store
 from tests.test_stats import store, times_frame
@@ -120,7 +121,7 @@ def test_compare_names_engine_options_and_plugin_code_that_differ(tmp_path):
     a, b = runs_with(tmp_path, {"settings": SETTINGS, "engines_run": ["a", "cpsat"]},
                      {"settings": SETTINGS, "engines_run": ["a", "cpsat:workers=8"]},
                      {"/x/mine.py": "1" * 64}, {"/x/mine.py": "2" * 64})
-    diff = compare_runs(a, b)
+    diff = compare_runs(RunFolder(a), RunFolder(b))
     assert diff.differences == ["engines or engine options (A only: cpsat; B only: "
                                 "cpsat:workers=8)", "plugin code (mine.py)"]
 
@@ -128,7 +129,8 @@ def test_compare_names_engine_options_and_plugin_code_that_differ(tmp_path):
 def test_compare_of_like_runs_says_they_are_comparable(tmp_path):
     config = {"settings": SETTINGS, "engines_run": ["a", "b"]}
     a, b = runs_with(tmp_path, config, config, {"/x/mine.py": "1" * 64}, {"/x/mine.py": "1" * 64})
-    assert compare_runs(a, b).first_line().startswith("COMPATIBLE: same settings and plugin code")
+    assert compare_runs(RunFolder(a), RunFolder(b)).first_line().startswith(
+        "COMPATIBLE: same settings and plugin code")
 
 
 def test_a_changed_plugin_file_changes_its_hash_in_the_record(tmp_path, monkeypatch):

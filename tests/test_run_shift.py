@@ -10,8 +10,7 @@ import pytest
 import compare
 from compare.cli.report import main as report_main
 from compare.reporting import paired, summary
-from compare.reporting.report import build_report
-from tests.test_stats import MS, store, times_frame, two_runs
+from tests.test_stats import MS, report_of, store, times_frame, two_runs
 
 US = 1e-6
 
@@ -40,7 +39,7 @@ def test_engines_that_differ_consistently_do_not_read_as_nearly_equal():
 
 def test_the_headline_names_its_shift_and_shift_ms_overrides_it(tmp_path, capsys):
     folder = store(tmp_path / "run", times_frame([0.1 * MS] * 3, [0.3 * MS] * 3))
-    build_report(folder)
+    report_of(folder)
     out = capsys.readouterr().out
     assert "Per engine (baseline: a; shift 10.0 µs, a tenth of the baseline's median time)" \
         in out

@@ -9,6 +9,7 @@ import pytest
 from compare.executors.base import Executor
 from compare.executors.local.executor import LocalExecutor
 from compare.executors.tasks import Task
+from compare.facts import Fact
 from compare.run.runner import NOT_REPEATED, TimeoutsOnce, not_repeated
 from engines import Result, Status
 from tests.test_harness import results, run, small  # noqa: F401  (the fixture)
@@ -28,13 +29,15 @@ def test_only_later_repeats_of_the_same_task_are_answered_without_running():
     stand_in = once.skip(_task(2))
     assert stand_in.status == Status.TIMEOUT and stand_in.total_s == pytest.approx(1.3)
     assert stand_in.message.startswith(NOT_REPEATED) and "repeat 1" in stand_in.message
+    assert stand_in.fact == Fact.NOT_REPEATED
 
 
 def test_a_solved_task_and_a_stand_in_do_not_start_the_rule():
     once = TimeoutsOnce()
     once.note(_task(0), {"status": "solved"}, Result("e", "", "", "first", Status.SOLVED))
     assert once.skip(_task(1)) is None
-    stand_in = Result("e", "", "", "first", Status.TIMEOUT, message=f"{NOT_REPEATED} 1")
+    stand_in = Result("e", "", "", "first", Status.TIMEOUT, message=f"{NOT_REPEATED} 1",
+                      fact=Fact.NOT_REPEATED)
     once.note(_task(1), {"status": "timeout"}, stand_in)
     assert once.skip(_task(2)) is None
 

@@ -16,10 +16,10 @@ from compare.executors.base import KILLED_WARMING_UP, WARMUP_LIMIT_S, WARMUP_RET
 from compare.executors.local.executor import LocalExecutor
 from compare.executors.local.pool import Pending, Worker
 from compare.executors.tasks import Task
+from compare.facts import Fact
 from compare.reporting import summary
 from compare.reporting.headline import Verdict, verdict_of
-from compare.reporting.report import build_report
-from tests.test_stats import MS, frame_of, store
+from tests.test_stats import MS, frame_of, report_of, store
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -36,7 +36,7 @@ def timeouts_frame() -> pd.DataFrame:
 def test_timeouts_are_counted_in_the_first_line_and_fail_on_timeout_exits_4(tmp_path, capsys):
     folder = store(tmp_path / "run", timeouts_frame(), planned={"a": 4, "mine": 4},
                    config={"engines_run": ["a", "mine"], "repeat": 1})
-    report = build_report(folder, quiet=True)
+    report = report_of(folder, quiet=True)
     line = report.verdict.line()
     assert line.startswith("TIMEOUT: 8 tasks: 5 solved, 3 timeout; ")
     assert line.endswith("every answer given was verified and the engines agree")
@@ -65,7 +65,7 @@ def test_every_fail_on_word_is_counted():
 def test_a_repeat_killed_while_warming_up_is_no_solved_task():
     message = f"killed after 12.0 s (time limit 10 s) {KILLED_WARMING_UP} (model build)"
     rows = [{"engine": "numba", "repeat": 0, "status": "timeout", "verified": None,
-             "total_s": 12.0, "message": message}]
+             "total_s": 12.0, "message": message, "fact": Fact.WARMUP_KILLED}]
     rows += [{"engine": "numba", "repeat": r, "total_s": MS} for r in (1, 2)]
     rows += [{"engine": "a", "repeat": r, "total_s": MS} for r in range(3)]
     frame = frame_of(rows)
@@ -137,6 +137,7 @@ def test_a_task_whose_warm_up_was_killed_runs_again_with_twice_the_limit():
         else:                               # a shape that never warms up: a timeout, said why
             (task, result), = lost
             assert result.status == "timeout" and KILLED_WARMING_UP in result.message
+            assert result.fact == Fact.WARMUP_KILLED       # counted as data, not read back
             assert not pending
 
 

@@ -2,7 +2,7 @@
 
     from compare.benchmark import run_benchmark
     run = run_benchmark("benchmarks/sudoku.toml", parts=["lexfirst"], quick=True)
-    run.text            # bench.md, also written to run.folder / "bench.md"
+    run.text            # bench.md, also written into run.folder
     run.outcomes        # per part: its folder and whether every answer held
 
 The file (default ``<repo>/benchmarks/sudoku.toml``) names the dataset
@@ -47,11 +47,12 @@ from compare.benchmark.spec import (
     Part,
     load,
 )
+from compare.errors import StoreError
 from compare.plugins import PluginError
 from compare.reporting.report import build_report
 from compare.run.plan import SettingsError, WorkersFailed
+from compare.store.files import RunFile
 from compare.store.folder import check_out, reports_root
-from compare.store.store import StoreError
 from puzzles.errors import PuzzleInputError
 from puzzles.kinds.default_set import DATA
 from puzzles.kinds.generator import file_text, generate
@@ -108,7 +109,7 @@ def run_benchmark(file: Path | str | None = None, *, parts: list[str] | None = N
             return BenchmarkRun(folder, outcomes, None)
     text = report(outcomes, command or "python run_compare.py bench",
                   time.perf_counter() - started, spec.title, libraries(chosen))
-    (folder / "bench.md").write_text(text, encoding="utf-8")
+    (folder / RunFile.BENCH).write_text(text, encoding="utf-8")
     if publish_to is not None:
         publish(folder, Path(publish_to), outcomes, spec.path.stem)
     return BenchmarkRun(folder, outcomes, text)

@@ -15,9 +15,10 @@ import engines
 from compare.benchmark.spec import Part
 from compare.judge.verdict import VERIFIED, WRONG
 from compare.reporting import bench
+from compare.store.files import RunFile
 from compare.store.folder import RunFolder
 
-PLOTS = ("cactus.png", "scatter.png")
+PLOTS = (RunFile.CACTUS, RunFile.SCATTER)
 # What became of a part: the judge's VERIFIED or WRONG over its answers, or one of
 # these when it could not run.
 BAD_INPUT, NOT_STARTED = "bad input", "not started"
@@ -245,7 +246,7 @@ def publish(out: Path, target: Path, outcomes: list[Outcome], name: str) -> Path
     its plot links pointing into ``<name>/``, in its reference form: see
     ``page_text``) and the plots under ``<name>/``. Returns the page written."""
     target.mkdir(parents=True, exist_ok=True)
-    text = (out / "bench.md").read_text(encoding="utf-8")
+    text = (out / RunFile.BENCH).read_text(encoding="utf-8")
     for o in outcomes:
         for png in _plot_files(o.folder):
             (target / name / o.part.name).mkdir(parents=True, exist_ok=True)

@@ -9,6 +9,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from compare.errors import CompareError
 from compare.limits import check_setting, range_text
 from compare.run.plan import SettingsError
 from puzzles.errors import PuzzleInputError
@@ -29,7 +30,7 @@ TARGETS = {"ratio": ({"engine": str, "mean": float, "max": float}, ()),
 RUN_SETTINGS = {"executor": str, "cluster": str, "chunk": int, "workers": int}
 
 
-class BenchmarkError(ValueError):
+class BenchmarkError(CompareError, ValueError):
     """A malformed benchmark file or a request it cannot serve: one line, nothing run."""
 
 

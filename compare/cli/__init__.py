@@ -21,8 +21,9 @@ import sys
 import threading
 
 from compare.cli.common import Exit, OneLineParser, say
-from compare.plugins import PluginError, load_plugins
-from compare.store.store import STORAGE_ERRNOS, StorageError, StoreError, storage_fault
+from compare.errors import FAULTS, exit_code
+from compare.plugins import load_plugins
+from compare.store.files import STORAGE_ERRNOS, storage_fault
 
 # name -> (module, one line for --help); each module is imported when chosen.
 COMMANDS = {
@@ -68,9 +69,9 @@ def main(argv: list[str] | None = None) -> int:
     terminate_like_interrupt()
     try:
         load_plugins()
-    except PluginError as err:
+    except FAULTS as err:            # a plugin that cannot be found or fails to import
         say(f"error: {err}")
-        return Exit.USAGE
+        return exit_code(err)
     except KeyboardInterrupt:        # Ctrl-C while a plugin was importing
         say("interrupted")
         return Exit.INTERRUPTED
@@ -83,12 +84,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:        # a command that has nothing of its own to say
         say("interrupted")
         return Exit.INTERRUPTED
-    except StorageError as err:      # any command: the disk, not the input, is at fault
-        say(f"error: {err}")
-        return Exit.STORAGE
-    except StoreError as err:        # a damaged or edited results file, met by any command
-        say(f"error: {err}")
-        return Exit.USAGE
+    except FAULTS as err:            # any command: one line, and the fault's own exit code
+        say(f"error: {err}")         # (a full disk 6; a damaged results file, bad input 2)
+        return exit_code(err)
     except OSError as exc:
         if exc.errno not in STORAGE_ERRNOS:
             raise

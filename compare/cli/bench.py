@@ -22,6 +22,7 @@ from compare.benchmark import (
     run_benchmark,
 )
 from compare.cli.common import Exit, OneLineParser, add_settings, say
+from compare.store.files import RunFile
 
 CODES = {VERIFIED: Exit.OK, WRONG: Exit.PROBLEMS, BAD_INPUT: Exit.USAGE,
          NOT_STARTED: Exit.FAILED}
@@ -94,11 +95,11 @@ def main(argv: list[str] | None = None) -> int:
         return CODES[run.outcomes[-1].status]
     if not args.quiet:
         print(run.text)
-    print(f"Benchmark report: {run.folder / 'bench.md'}", file=sys.stderr)
+    print(f"Benchmark report: {run.folder / RunFile.BENCH}", file=sys.stderr)
     code = max(CODES[o.status] for o in run.outcomes)
     missed = failed_targets(run.text)
     if missed and code == Exit.OK:
-        say(f"FAIL: {missed} target(s) not met (see {run.folder / 'bench.md'})")
+        say(f"FAIL: {missed} target(s) not met (see {run.folder / RunFile.BENCH})")
         return Exit.MISSED
     return code
 

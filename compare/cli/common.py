@@ -1,6 +1,5 @@
-"""What every command shares: the exit codes, the usage error, argument types.
-
-Each exit code is defined here once; the README's table lists the same codes.
+"""What every command shares: the exit codes and the usage error (defined once, in
+``compare.errors``), the exit code of a report, argument types.
 """
 from __future__ import annotations
 
@@ -9,27 +8,9 @@ import difflib
 import math
 import re
 import sys
-from enum import IntEnum
 
+from compare.errors import Exit, UsageError  # noqa: F401  (every command finds them here)
 from compare.limits import FAIL_ON, RANGES, range_text
-
-
-class Exit(IntEnum):
-    OK = 0               # run: every answer verified, engines agree; solve: solved
-    PROBLEMS = 1         # run: a wrong answer or a disagreement
-    NO_SOLUTION = 1      # solve: the puzzle has no solution
-    USAGE = 2            # bad usage or input: one line on stderr names the fault
-    FAILED = 3           # solve: the engine failed; run: no worker could start
-    ERRORS = 4           # run, report: tasks errored, crashed or ran out of memory (or
-                         # timed out, were unsupported or are missing, with --fail-on)
-    SLOWER = 5           # report --compare: an engine slower than --fail-above, with confidence
-    MISSED = 5           # bench: a target failed (a performance finding, as SLOWER)
-    STORAGE = 6          # the disk refused a write (full, read-only): what was stored is kept
-    INTERRUPTED = 130    # Ctrl-C or SIGTERM: finished results are kept
-
-
-class UsageError(Exception):
-    """A request that cannot be carried out as given (exit 2)."""
 
 
 def report_exit(report, allow_errors: bool = False, fail_on=()) -> Exit:

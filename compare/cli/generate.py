@@ -13,7 +13,8 @@ from pathlib import Path
 
 import engines
 from compare.cli.common import Exit, OneLineParser, in_range, say, setting
-from compare.store.store import StorageError, atomic_write
+from compare.errors import StorageError
+from compare.store.files import write_text
 from puzzles.kinds.default_set import regenerate
 from puzzles.kinds.generator import DEFAULT_CLUES, file_text, generate
 
@@ -76,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.write(text)
     else:
         try:       # a full disk keeps the old file whole, never half a new one
-            atomic_write(out, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+            write_text(out, text)
         except StorageError as err:
             say(f"error: {err}; {out} is as it was")
             return Exit.STORAGE

@@ -1,8 +1,10 @@
 """``run_compare.py report``: rebuild a report, or compare two runs.
 
 ``report --out DIR`` runs nothing: results.csv (and .parquet), summary.md,
-meta.json and the plots are written again from ``DIR/results.sqlite``, for
-example after a killed run or with another ``--baseline``. Exit codes as for
+meta.json and the plots are written again from the run's results file, for
+example after a killed run or with another ``--baseline``. A results file
+written by older code is migrated first; one written in a schema this code
+does not know is refused (exit 2). Exit codes as for
 a run: 0 clean, 1 a wrong answer or disagreement, 2 bad usage, 4 tasks
 errored or crashed (unless ``--allow-errors``).
 
@@ -33,11 +35,12 @@ from compare.cli.common import (
     seconds_of_ms,
     setting,
 )
+from compare.errors import CompareError
 from compare.reporting import history
 from compare.reporting.report import build_report
 from compare.reporting.runs import compare_runs
+from compare.store.files import RunFile, write_text
 from compare.store.folder import RunFolder
-from compare.store.store import StoreError, atomic_write
 
 BAD_USAGE = Exit.USAGE
 
@@ -101,9 +104,9 @@ def main(argv: list[str] | None = None) -> int:
                             seconds_of_ms(args.shift_ms), args.quiet, args.relative)
         run, = runs
         labels = set(run.results["engine"])
-    except StoreError as err:
+    except CompareError as err:
         print(f"error: {err}", file=sys.stderr)
-        return BAD_USAGE
+        return err.exit_code
     with run:
         if args.baseline and args.baseline not in labels:
             print(f"error: --baseline {args.baseline} is not among the engines of this run "
@@ -117,9 +120,8 @@ def _compare(a: RunFolder, b: RunFolder, shift_s: float | None, fail_above: floa
              as_json: bool = False) -> int:
     diff = compare_runs(a, b, shift_s)
     text = json.dumps(diff.as_dict(), indent=2) + "\n"
-    atomic_write(b.path / "compare.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))
-    page = diff.markdown()
-    atomic_write(b.path / "compare.md", lambda tmp: tmp.write_text(page, encoding="utf-8"))
+    write_text(b.file(RunFile.COMPARE_JSON), text)
+    write_text(b.file(RunFile.COMPARE), diff.markdown())
     print(text if as_json else diff.text(), end="" if as_json else "\n")
     slower = diff.slower_than(fail_above) if fail_above is not None else []
     if slower:
@@ -131,11 +133,7 @@ def _compare(a: RunFolder, b: RunFolder, shift_s: float | None, fail_above: floa
 
 def _history(folders: list[RunFolder], out: str, baseline: str | None, shift_s: float | None,
              quiet: bool, relative: bool = False) -> int:
-    try:
-        series = history.history(folders, baseline, shift_s, relative)
-    except history.HistoryError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return BAD_USAGE
+    series = history.history(folders, baseline, shift_s, relative)   # a fault: main says it
     csv, html = history.write(series, out)
     if not quiet:
         print(series.text())

@@ -16,13 +16,10 @@ import sys
 from compare.api import Interrupted, run_comparison
 from compare.cli.common import Exit, report_exit, say, seconds_of_ms
 from compare.cli.run_args import build_parser
-from compare.executors.dask.executor import ClusterError
-from compare.plugins import PluginError
+from compare.errors import FAULTS, StorageError, exit_code
 from compare.reporting.report import build_report
-from compare.run.plan import RUN_SETTINGS, SettingsError, WorkersFailed
+from compare.run.plan import RUN_SETTINGS, WorkersFailed
 from compare.store.folder import default_out
-from compare.store.store import StorageError, StoreError
-from puzzles.errors import PuzzleInputError
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -37,9 +34,6 @@ def main(argv: list[str] | None = None) -> int:
             executor=args.executor, scheduler=args.scheduler, cluster=args.cluster,
             chunk=args.chunk, progress=not args.quiet, announce=not args.quiet,
             command="python run_compare.py " + " ".join(shlex.quote(a) for a in argv))
-    except (SettingsError, PuzzleInputError, StoreError, PluginError, ClusterError) as err:
-        say(f"error: {err}")
-        return Exit.USAGE
     except Interrupted as stop:
         say(f"interrupted: finished results are kept; continue with "
             f"--out {stop.folder} --resume")
@@ -49,16 +43,20 @@ def main(argv: list[str] | None = None) -> int:
                 f"--out {args.out or 'reports/latest'} --resume once workers can start"
                 if err.ran else "nothing was run")
         say(f"error: {err}; {done}")
-        return Exit.FAILED
+        return err.exit_code
     except StorageError as err:
         say(f"error: {err}; every result stored before is kept")
-        return Exit.STORAGE
+        return err.exit_code
+    except FAULTS as err:        # bad settings, input, plugin or cluster; a damaged store
+        say(f"error: {err}")
+        return exit_code(err)
     try:
-        report = build_report(comparison.folder, comparison.baseline, args.quiet,
-                              seconds_of_ms(args.shift_ms))
+        with comparison.run as run:
+            report = build_report(run, comparison.baseline, args.quiet,
+                                  seconds_of_ms(args.shift_ms))
     except StorageError as err:
-        say(f"error: {err}; every result is kept in {comparison.folder / 'results.sqlite'}")
-        return Exit.STORAGE
+        say(f"error: {err}; every result is kept in {comparison.run.results_file}")
+        return err.exit_code
     except KeyboardInterrupt:
         say(f"interrupted while writing the report: every result is kept; rebuild it with "
             f"run_compare.py report --out {comparison.folder}")

@@ -191,7 +191,7 @@ def solve_apart(engine, puzzle, formulation, mode: str, limit: int, timeout: flo
     try:
         return call_apart(solve_within, engine, build, mode, limit, timeout, within=within)
     except ProcessDied as died:
-        if timeout is not None and str(died).startswith("still running"):
+        if timeout is not None and died.overran:
             return None, _timeout(engine, mode, f"stopped after {timeout:g} s (the engine "
                                                 "did not stop)")
         return None, engines.Result(engine.label, engine.library or "builtin",

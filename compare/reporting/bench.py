@@ -1,7 +1,7 @@
 """The benchmark's figures, read from the results of its parts.
 
 Each part of ``run_compare.py bench`` is an ordinary comparison run with its
-own folder (results.sqlite, summary.md, plots), so every answer was checked and
+own folder (its results file, summary.md, plots), so every answer was checked and
 cross-checked there. This module turns the parts' per-task tables into the
 benchmark's targets. It knows no engine by name: the engines, the names the
 report gives them and the targets come from the benchmark file, and every

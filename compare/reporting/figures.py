@@ -67,12 +67,13 @@ def _layout(title: str, xtitle: str, ytitle: str, xlog: bool = True,
             "hovermode": "closest"}
 
 
-def cactus(tasks: pd.DataFrame, engines: list[str] | None = None) -> dict | None:
-    """Instances solved within a time, one step curve per engine and formulation."""
+def cactus(tasks: pd.DataFrame, engines: list[str] | None = None, *,
+           limit: float) -> dict | None:
+    """Instances solved within a time, one step curve per engine and formulation;
+    ``limit``: the run's time limit (s), as its settings give it."""
     if not tasks["solved"].any():
         return None
     tasks = tasks[USED]
-    limit = float(tasks["timeout"].max())
     data, total, thinned = [], 0, False
     for (engine, form), style in plots.series_styles(tasks, engines).items():
         mine = tasks[(tasks["engine"] == engine) & (tasks["formulation"] == form)]
@@ -130,36 +131,24 @@ def profile(tasks: pd.DataFrame, shift_s: float, engines: list[str] | None = Non
     return {"data": data, "layout": layout, "thinned": thinned}
 
 
-def scatters(tasks: pd.DataFrame, baseline: str | None,
-             engines: list[str] | None = None) -> dict[str, dict]:
+def scatters(tasks: pd.DataFrame, baseline: str | None, engines: list[str] | None = None,
+             *, limit: float) -> dict[str, dict]:
     """One panel per engine (and formulation) with puzzles in common with the baseline
     in its reference formulation, as the PNG: each puzzle's time against the
-    baseline's (log-log), coloured by source (or size), unsolved ones as crosses."""
+    baseline's (log-log), coloured by source (or size), unsolved ones as crosses at
+    ``limit``, the run's time limit (s) as its settings give it."""
     if baseline is None:
         return {}
     tasks = tasks[USED]
-    limit = float(tasks["timeout"].max())
-    timed = tasks.assign(t=tasks["total_s"].clip(lower=plots.FLOOR_S).where(tasks["solved"],
-                                                                             limit))
-    timed = timed[timed["attempted"]]
-    reference = summary.reference_formulation(tasks, baseline)
-    base = timed[(timed["engine"] == baseline) & (timed["formulation"] == reference)]
-    if base.empty:
+    timed, _, paired = plots.baseline_pairs(tasks, baseline, limit, engines)
+    if not paired:
         return {}
     by = plots.categories(timed)
     colour = {} if by is None else {v: to_hex(plots.COLOURS[i % len(plots.COLOURS)])
                                     for i, v in enumerate(by[1])}
     shown = summary.baseline_label(tasks, baseline)
-    panels = {}
-    for k, ((engine, form), style) in enumerate(plots.series_styles(timed, engines).items()):
-        if (engine, form) == (baseline, reference):
-            continue
-        mine = timed[(timed["engine"] == engine) & (timed["formulation"] == form)]
-        pair = mine.merge(base, on=["puzzle_id", "mode"], suffixes=("", "_b"))
-        if len(pair):
-            panels[f"scatter-{k}"] = _scatter_panel(pair, style["label"], shown, limit, by,
-                                                    colour)
-    return panels
+    return {f"scatter-{k}": _scatter_panel(pair, style["label"], shown, limit, by, colour)
+            for k, style, pair in paired}
 
 
 def _scatter_panel(pair: pd.DataFrame, engine: str, baseline: str, limit: float, by,

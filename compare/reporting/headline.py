@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 
 import pandas as pd
 
-from compare.executors.base import KILLED_WARMING_UP
+from compare.facts import Fact
 from compare.limits import FAIL_ON, INCOMPLETE
 from compare.reporting.summary import duration, per_task
 from engines import ANSWERED_WORDS, FAILED_WORDS, Status
@@ -119,12 +119,11 @@ def verdict_of(frame: pd.DataFrame, *, wrong: int = 0, planned: dict | None = No
     statuses = tasks["status"].value_counts()
     stored = frame.groupby("engine").size()
     missing = sum(max(0, int(n) - int(stored.get(e, 0))) for e, n in (planned or {}).items())
-    killed = frame["message"].fillna("").astype(str).str.contains(KILLED_WARMING_UP,
-                                                                  regex=False)
+    killed = int(frame["fact"].eq(Fact.WARMUP_KILLED).sum()) if "fact" in frame else 0
     return Verdict(tasks=len(tasks), statuses={str(k): int(v) for k, v in statuses.items()},
                    wrong=wrong, missing=missing,
                    not_compared=max(0, len(tasks) - compared) if compared is not None else 0,
-                   warmup_kills=int(killed.sum()), warmup_s=warmup_seconds(runs or []),
+                   warmup_kills=killed, warmup_s=warmup_seconds(runs or []),
                    warmup_retries=sum(len((r.get("warmup") or {}).get("killed", []))
                                       for r in runs or []),
                    prepared=prepared_seconds(runs or []))

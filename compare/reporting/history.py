@@ -36,11 +36,12 @@ import pandas as pd
 from matplotlib.colors import to_hex
 from scipy import stats
 
+from compare.errors import CompareError
 from compare.reporting import page, paired, plots, summary
 from compare.reporting.runs import TASK, compatibility, run_identity
 from compare.run.provenance import commit
+from compare.store.files import atomic_write, write_text
 from compare.store.folder import RunFolder
-from compare.store.store import atomic_write
 from engines import Status
 
 ALL = "all"                 # the source of the rows over every source
@@ -51,7 +52,7 @@ COLUMNS = ["run", "order", "machine", "commit", "started", "engine", "source", "
            "both_timed_out", "sign_p", "step", "flagged"]
 
 
-class HistoryError(ValueError):
+class HistoryError(CompareError, ValueError):
     """A series that cannot be followed as asked: one line says why."""
 
 
@@ -142,8 +143,7 @@ def machine_of(record: dict) -> str:
     return ", ".join(p for p in parts if p)
 
 
-def read_run(folder: Path | str | RunFolder) -> RunInfo:
-    data = folder if isinstance(folder, RunFolder) else RunFolder(folder)
+def read_run(data: RunFolder) -> RunInfo:
     with data:                  # read once; the connection is not kept
         return _run_info(data)
 
@@ -172,7 +172,7 @@ def in_commit_order(runs: list[RunInfo]) -> list[RunInfo]:
 
 
 # ----- the series ----------------------------------------------------------------------
-def history(folders: list[Path | str | RunFolder], baseline: str | None = None,
+def history(folders: list[RunFolder], baseline: str | None = None,
             shift_s: float | None = paired.DEFAULT_SHIFT_S, relative: bool = False) -> History:
     shift_s = paired.DEFAULT_SHIFT_S if shift_s is None else shift_s   # one for the series
     runs = in_commit_order([read_run(f) for f in folders])
@@ -329,7 +329,7 @@ def write(hist: History, out: Path | str) -> tuple[Path, Path]:
     csv = hist.to_csv(out / "history.csv")
     text = page_html(hist)
     html = out / "history.html"
-    atomic_write(html, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    write_text(html, text)
     return csv, html
 
 

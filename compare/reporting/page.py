@@ -29,7 +29,7 @@ import pandas as pd
 
 from compare.judge.verdict import DISAGREEMENT, WRONG, WRONG_ANSWER, reproduce
 from compare.reporting import figures, summary
-from compare.store.store import atomic_write
+from compare.store.files import write_text
 from engines import FAILED_WORDS, Status
 
 TASK_ROWS = 1000
@@ -63,6 +63,7 @@ class PageInputs:
     note: str = ""                     # what the headline's columns mean
     plugin_env: dict | None = None
     pictures: list[Path] = field(default_factory=list)
+    timeout_s: float | None = None     # the run's time limit, from its settings (the plots)
 
 
 def esc(value) -> str:
@@ -120,7 +121,7 @@ def document(title: str, parts: list[str], plotted: dict, library: str | None) -
 
 def write(path: Path, page: PageInputs) -> None:
     text = render(page)
-    atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    write_text(path, text)
 
 
 # ----- failures first -----------------------------------------------------------------
@@ -325,10 +326,10 @@ def _figures(page: PageInputs) -> dict[str, dict]:
     tasks = page.tasks
     if tasks.empty:
         return {}
-    made = {"plot-cactus": figures.cactus(tasks, page.engines),
+    made = {"plot-cactus": figures.cactus(tasks, page.engines, limit=page.timeout_s),
             "plot-profile": figures.profile(tasks, page.shift_s, page.engines)}
-    made.update({f"plot-{k}": v for k, v in
-                 figures.scatters(tasks, page.baseline, page.engines).items()})
+    made.update({f"plot-{k}": v for k, v in figures.scatters(
+        tasks, page.baseline, page.engines, limit=page.timeout_s).items()})
     return {k: v for k, v in made.items() if v}
 
 

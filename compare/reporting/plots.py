@@ -78,14 +78,15 @@ def series_styles(tasks: pd.DataFrame, engines: list[str] | None = None) -> dict
     return styles
 
 
-def cactus(tasks: pd.DataFrame, path: Path, engines: list[str] | None = None) -> Path | None:
+def cactus(tasks: pd.DataFrame, path: Path, engines: list[str] | None = None, *,
+           limit: float) -> Path | None:
+    """``limit``: the run's time limit (s), as its settings give it."""
     solved = tasks[tasks["solved"]]
     if solved.empty:
         return None
     fig = _figure(figsize=(9, 4.5))
     fig.subplots_adjust(left=0.08, right=LEGEND_RIGHT, bottom=0.12, top=0.92)
     ax = fig.subplots()
-    limit = tasks["timeout"].max()
     total = 0
     for (engine, form), style in series_styles(tasks, engines).items():
         mine = tasks[(tasks["engine"] == engine) & (tasks["formulation"] == form)]
@@ -115,26 +116,38 @@ def categories(tasks: pd.DataFrame) -> tuple[str, list] | None:
     return None
 
 
-def scatter(tasks: pd.DataFrame, baseline: str | None, path: Path,
-            engines: list[str] | None = None) -> Path | None:
-    """One panel per engine (and formulation) with puzzles in common with the baseline
-    (in its reference formulation, as the headline): none is drawn empty."""
-    if baseline is None:
-        return None
-    limit = tasks["timeout"].max()
+def baseline_pairs(tasks: pd.DataFrame, baseline: str, limit: float,
+                   engines: list[str] | None = None) -> tuple[pd.DataFrame, str, list]:
+    """What a scatter plots, the PNG's and the page's alike: the attempted tasks with
+    their time ``t`` (an unsolved one at the time limit ``limit``), the baseline's
+    reference formulation, and per other engine (and formulation) with puzzles in
+    common with the baseline there, ``(series number, style, pairs)``: its tasks
+    beside the baseline's (columns ``..._b``)."""
     timed = tasks.assign(t=tasks["total_s"].clip(lower=FLOOR_S).where(tasks["solved"], limit))
     timed = timed[timed["attempted"]]
     reference = reference_formulation(tasks, baseline)
     base = timed[(timed["engine"] == baseline) & (timed["formulation"] == reference)]
     panels = []
-    for (engine, form), style in series_styles(timed, engines).items():
+    for k, ((engine, form), style) in enumerate(series_styles(timed, engines).items()):
         if (engine, form) == (baseline, reference):
             continue
         mine = timed[(timed["engine"] == engine) & (timed["formulation"] == form)]
         pair = mine.merge(base, on=["puzzle_id", "mode"], suffixes=("", "_b"))
         if len(pair):
-            panels.append((style["label"], pair))
-    if base.empty or not panels:
+            panels.append((k, style, pair))
+    return timed, reference, panels
+
+
+def scatter(tasks: pd.DataFrame, baseline: str | None, path: Path,
+            engines: list[str] | None = None, *, limit: float) -> Path | None:
+    """One panel per engine (and formulation) with puzzles in common with the baseline
+    (in its reference formulation, as the headline): none is drawn empty. ``limit``:
+    the run's time limit (s), as its settings give it."""
+    if baseline is None:
+        return None
+    timed, reference, paired = baseline_pairs(tasks, baseline, limit, engines)
+    panels = [(style["label"], pair) for _, style, pair in paired]
+    if not panels:
         return None
     by = categories(timed)
     colour = {} if by is None else {v: COLOURS[i % len(COLOURS)] for i, v in enumerate(by[1])}

@@ -24,8 +24,10 @@ from compare.reporting import page, paired, plots, summary
 from compare.reporting.headline import RUN_OK, RUN_WRONG, Verdict, verdict_of
 from compare.run.provenance import describe
 from compare.run.runner import not_repeated
+from compare.store import schema
+from compare.store.files import RunFile, atomic_write, write_text
 from compare.store.folder import RunFolder
-from compare.store.store import COLUMNS, atomic_write
+from compare.store.schema import COLUMNS
 
 WIDTH = 100            # terminal output stays within this many columns
 CONSOLE_COUNTS = 20     # count mode: per-puzzle lines on the terminal up to this many puzzles
@@ -48,14 +50,11 @@ class Report:
         return not self.problems
 
 
-def build_report(folder: Path | str | RunFolder, baseline: str | None = None,
+def build_report(data: RunFolder, baseline: str | None = None,
                  quiet: bool = False, shift_s: float | None = None) -> Report:
-    """Write every report file and print the summary (from a folder, or a ``RunFolder``
-    already read); ``shift_s`` None: the run's own (``summary.run_shift``)."""
-    if not isinstance(folder, RunFolder):
-        with RunFolder(folder) as run:
-            return build_report(run, baseline, quiet, shift_s)
-    data, folder = folder, folder.path
+    """Write every report file into the run's folder and print the summary; ``shift_s``
+    None: the run's own (``summary.run_shift``)."""
+    folder = data.path
     frame = data.results
     if frame.empty:
         print(f"{folder}: no results yet", file=sys.stderr)
@@ -74,16 +73,16 @@ def build_report(folder: Path | str | RunFolder, baseline: str | None = None,
     if not given:
         shift_s = summary.run_shift(tasks, base) if len(tasks) else paired.DEFAULT_SHIFT_S
     tables = _tables(tasks, base, order, shift_s)
-    _export(frame, folder)
-    pictures = _plots(tasks, base, folder, order["engine"], shift_s)
+    _export(frame, data)
+    pictures = _plots(tasks, base, data, order["engine"], shift_s)
     shown = summary.baseline_label(tasks, base) if len(tasks) else "none"
     shift = summary.shift_text(shift_s, given)
     text = _markdown(data, report, tables, shown, pictures, shift_s, len(tasks), order, shift)
-    atomic_write(folder / "summary.md", lambda tmp: tmp.write_text(text, encoding="utf-8"))
-    page.write(folder / "report.html", _page(data, report, tables, tasks, base, order, pictures,
-                                            shift_s, shift))
-    _write_meta(folder, data, report, base, shift_s, given)
-    _write_json(folder, report, tables, shown)
+    write_text(data.file(RunFile.SUMMARY), text)
+    page.write(data.file(RunFile.PAGE), _page(data, report, tables, tasks, base, order,
+                                              pictures, shift_s, shift))
+    _write_meta(data, report, base, shift_s, given)
+    _write_json(data, report, tables, shown)
     _print_alerts(report, len(tasks))
     if not quiet:
         _print(tables, shown, folder, data.runs, shift)
@@ -110,12 +109,13 @@ def _tables(tasks, base, order, shift_s) -> dict[str, pd.DataFrame]:
     return tables
 
 
-def _plots(tasks, base, folder: Path, engines: list[str], shift_s: float) -> list[Path]:
+def _plots(tasks, base, data: RunFolder, engines: list[str], shift_s: float) -> list[Path]:
     if tasks.empty:
         return []
-    made = (plots.cactus(tasks, folder / "cactus.png", engines),
-            plots.scatter(tasks, base, folder / "scatter.png", engines),
-            plots.profile(tasks, folder / "profile.png", shift_s, engines))
+    limit = time_limit(data)
+    made = (plots.cactus(tasks, data.file(RunFile.CACTUS), engines, limit=limit),
+            plots.scatter(tasks, base, data.file(RunFile.SCATTER), engines, limit=limit),
+            plots.profile(tasks, data.file(RunFile.PROFILE), shift_s, engines))
     return [p for p in made if p]
 
 
@@ -134,40 +134,45 @@ def _page(data: RunFolder, report: Report, tables, tasks, base, order, pictures,
         tasks=tasks, tables=tables, baseline=base, engines=order["engine"],
         puzzles=data.puzzles, environment=_environment(data), settings=settings,
         shift_s=shift_s, note=" ".join(headline_note("this page")),
-        plugin_env=data.config.get("plugin_env"), pictures=pictures)
+        plugin_env=data.config.get("plugin_env"), pictures=pictures,
+        timeout_s=time_limit(data))
 
 
-def _export(frame, folder: Path) -> None:
+def time_limit(data: RunFolder) -> float:
+    """The run's time limit (s), as its settings say: the line the plots draw, and
+    where they put the tasks that did not finish."""
+    return float(data.settings["timeout"])
+
+
+def _export(frame, data: RunFolder) -> None:
     frame = frame[list(COLUMNS)]
-    atomic_write(folder / "results.csv", lambda tmp: frame.to_csv(tmp, index=False))
+    atomic_write(data.file(RunFile.CSV), lambda tmp: frame.to_csv(tmp, index=False))
     try:
         import pyarrow  # noqa: F401
     except ImportError:
         return
-    atomic_write(folder / "results.parquet", lambda tmp: frame.to_parquet(tmp, index=False))
+    atomic_write(data.file(RunFile.PARQUET), lambda tmp: frame.to_parquet(tmp, index=False))
 
 
-def _write_meta(folder: Path, data: RunFolder, report: Report, base, shift_s: float,
-                given: bool) -> None:
+def _write_meta(data: RunFolder, report: Report, base, shift_s: float, given: bool) -> None:
     """meta.json: the run's settings, environment and completeness, for other tools."""
-    meta = {"config": data.config, "environment": data.sessions, "planned": data.planned,
+    meta = {"schema_version": schema.VERSION, "config": data.config, "environment": data.sessions, "planned": data.planned,
             "stored": {k: int(v) for k, v in data.results.groupby("engine").size().items()},
             "complete": not report.incomplete, "runs": data.runs, "skipped": data.skipped,
             "plugins": data.sessions[-1].get("plugins", {}) if data.sessions else {},
             "report": {"baseline": base, "shift_s": shift_s,
                        "shift_from": "--shift-ms" if given else "run", "tie": paired.TIE,
                        "bootstrap_seed": paired.SEED, "resamples": paired.RESAMPLES}}
-    text = json.dumps(meta, indent=2, default=str) + "\n"
-    atomic_write(folder / "meta.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    write_text(data.file(RunFile.META), json.dumps(meta, indent=2, default=str) + "\n")
 
 
-def _write_json(folder: Path, report: Report, tables: dict, base) -> None:
+def _write_json(data: RunFolder, report: Report, tables: dict, base) -> None:
     """summary.json: the verdict and the headline table, for CI and other tools."""
     engine = tables.get("engine")
     rows = [] if engine is None else json.loads(engine.to_json(orient="records"))
     text = json.dumps({"verdict": report.verdict.as_dict(), "baseline": base,
                        "engines": rows}, indent=2) + "\n"
-    atomic_write(folder / "summary.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    write_text(data.file(RunFile.SUMMARY_JSON), text)
 
 
 # ----- the alerts that come first ---------------------------------------------------
@@ -254,7 +259,7 @@ def _print(tables, shown: str, folder: Path, runs, shift: str) -> None:
     for run in runs[-1:]:
         print("\n" + textwrap.fill(f"Harness: {harness_line(run)}", WIDTH,
                                    subsequent_indent="  "))
-    print(f"Report: {folder / 'summary.md'} (full tables, per source, environment)")
+    print(f"Report: {folder / RunFile.SUMMARY} (full tables, per source, environment)")
 
 
 def _reference(tables: dict) -> str:
@@ -401,8 +406,9 @@ def _environment(data: RunFolder) -> list[str]:
         if len(sessions) > 1:       # resumed: each invocation's command, times and load
             lines += [f"invocation {i} of {len(sessions)}: `{one.get('command', '?')}`; "
                       + "; ".join(describe(one)[-2:]) for i, one in enumerate(sessions, 1)]
-    lines.append(f"settings: mode {config.get('mode')}, time limit {config.get('timeout')} s, "
-                 f"repeats {config.get('repeat')}, workers {config.get('workers')}")
+    settings = data.settings
+    lines.append(f"settings: mode {settings.get('mode')}, time limit {settings.get('timeout')} s, "
+                 f"repeats {settings.get('repeat')}, workers {config.get('workers')}")
     lines += [f"harness: {harness_line(run)}" for run in data.runs]
     return lines
 

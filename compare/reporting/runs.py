@@ -152,11 +152,8 @@ def _shown(value) -> str:
     return str(value)
 
 
-def compare_runs(a: Path | str | RunFolder, b: Path | str | RunFolder,
-                 shift_s: float | None = None) -> RunDiff:
+def compare_runs(run_a: RunFolder, run_b: RunFolder, shift_s: float | None = None) -> RunDiff:
     """Run B against run A, engine by engine, on the tasks both finished."""
-    run_a = a if isinstance(a, RunFolder) else RunFolder(a)
-    run_b = b if isinstance(b, RunFolder) else RunFolder(b)
     with run_a, run_b:
         empty = [f"{name} ({run.path})" for name, run in (("A", run_a), ("B", run_b))
                  if run.results.empty]

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Iterable
 
 import engines
+from compare.errors import CompareError, Exit
 from compare.executors.base import Executor
 from compare.executors.local.executor import LocalExecutor
 from compare.executors.tasks import PuzzleRecord, build_tasks, sample_per_origin
@@ -44,8 +45,10 @@ RUN_SETTINGS = {"puzzles": None, "format": "auto", "engines": None, "mode": "fir
 API_ORIGIN = "<api>"       # the origin of puzzle objects handed to the Python API
 
 
-class WorkersFailed(RuntimeError):
-    """No worker process could start, so the tasks left did not run (``ran`` did)."""
+class WorkersFailed(CompareError, RuntimeError):
+    """No worker process could start, so the tasks left did not run (``ran`` did): exit 3."""
+
+    exit_code = Exit.FAILED
 
     def __init__(self, why: str, ran: int = 0):
         super().__init__(why)

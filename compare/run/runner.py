@@ -22,6 +22,7 @@ from datetime import datetime, timezone
 
 from compare.executors.base import Executor
 from compare.executors.tasks import PuzzleRecord, Task
+from compare.facts import Fact
 from compare.judge.batch import Claim, verify_many
 from compare.store.store import Store
 from engines import ANSWERED, Result, Status, status_word
@@ -123,7 +124,7 @@ def result_row(task: Task, rec: PuzzleRecord, result: Result,
         "stats": bounded_stats(stats) if stats else None,
         "finished_at": finished_at or now_text(),
         "cpu_s": result.cpu_s, "peak_rss_mb": result.peak_rss_mb, "host": result.host,
-        "traceback": where,
+        "traceback": where, "fact": result.fact,
     }
 
 
@@ -190,7 +191,7 @@ class PuzzleRows:
         self.stage(len(self.records))
 
 
-NOT_REPEATED = "not run again: timed out on repeat"   # the message of a stand-in result
+NOT_REPEATED = "not run again: timed out on repeat"   # how a stand-in's message begins
 
 
 class TimeoutsOnce:
@@ -198,7 +199,8 @@ class TimeoutsOnce:
 
     Another try would only spend the time limit again (a 10 s timeout repeated
     three times was two thirds of the default run); the stand-in result keeps
-    the first timeout's times and says in its message that it did not run.
+    the first timeout's times, says in its message that it did not run, and
+    carries the fact (``Fact.NOT_REPEATED``) that the runner and reports count.
     Resuming, the timeouts already stored count too.
     """
 
@@ -212,7 +214,7 @@ class TimeoutsOnce:
             self.timed_out.setdefault(key, (row["repeat"], result))
 
     def note(self, task: Task, row: dict, result: Result) -> None:
-        if row["status"] == TIMEOUT and not result.message.startswith(NOT_REPEATED):
+        if row["status"] == TIMEOUT and result.fact != Fact.NOT_REPEATED:
             self.timed_out.setdefault(task.key[:-1], (task.repeat, result))
 
     def skip(self, task: Task) -> Result | None:
@@ -224,14 +226,15 @@ class TimeoutsOnce:
         repeat, first = found
         return Result(first.engine, first.library, first.version, task.mode, Status.TIMEOUT,
                       build_s=first.build_s, solve_s=first.solve_s,
-                      message=f"{NOT_REPEATED} {repeat + 1} (--repeat-timeouts runs it)")
+                      message=f"{NOT_REPEATED} {repeat + 1} (--repeat-timeouts runs it)",
+                      fact=Fact.NOT_REPEATED)
 
 
 def not_repeated(frame) -> int:
     """How many stored results are stand-ins for a timeout's later repeats."""
-    if "message" not in frame or frame.empty:
+    if "fact" not in frame or frame.empty:
         return 0
-    return int(frame["message"].fillna("").str.startswith(NOT_REPEATED).sum())
+    return int(frame["fact"].eq(Fact.NOT_REPEATED).sum())
 
 
 def _refuted(engine: str) -> str:
@@ -350,7 +353,7 @@ def execute(tasks: list[Task], records: dict[str, PuzzleRecord], executor: Execu
             refuted = refutations.judge(row)
             store.add(row)
             tally["stored"] += 1
-            if not result.message.startswith(NOT_REPEATED):    # a stand-in took no time
+            if result.fact != Fact.NOT_REPEATED:    # a stand-in took no time
                 tally["task_s"] += row["total_s"] or 0.0
             wrong_now = [task.engine] if row["verified"] is False else []
             for engine in wrong_now + refuted:

@@ -20,17 +20,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from compare.limits import SettingsError
-from compare.store.lock import LOCK_NAME, FolderLock
-from compare.store.store import (
-    DB_NAME,
-    STORAGE_ERRNOS,
-    ClosedOnExit,
-    StorageError,
-    Store,
-    StoreError,
-    storage_fault,
-)
+from compare.errors import SettingsError, StorageError, StoreError
+from compare.store.files import STORAGE_ERRNOS, RunFile, storage_fault
+from compare.store.lock import FolderLock
+from compare.store.store import ClosedOnExit, Store
 from engines import ANSWERED_WORDS, Status
 
 LATEST = "latest"      # reports/latest links to the newest run made under reports/
@@ -98,6 +91,12 @@ class RunFolder(ClosedOnExit):
         return folder
 
     @classmethod
+    def of(cls, folder: Path | str | RunFolder) -> RunFolder:
+        """The one door at the edge: a path becomes a ``RunFolder``, a ``RunFolder`` stays
+        itself (with what it has read already)."""
+        return folder if isinstance(folder, RunFolder) else cls(folder)
+
+    @classmethod
     def existing(cls, path: Path | str) -> RunFolder:
         """A folder that holds a run's results file, to read back."""
         folder = cls(path)
@@ -110,7 +109,11 @@ class RunFolder(ClosedOnExit):
 
     @property
     def results_file(self) -> Path:
-        return self.path / DB_NAME
+        return self.path / RunFile.RESULTS
+
+    def file(self, name: RunFile) -> Path:
+        """Where one of the folder's files is (``RunFile.SUMMARY``, ...)."""
+        return self.path / name
 
     def prepare(self, resume: bool) -> None:
         """Make the folder, lock it for this run alone (``FolderBusy`` if another writes
@@ -143,7 +146,7 @@ class RunFolder(ClosedOnExit):
                     return
             out = self.path
             for path in out.iterdir():
-                if not path.name.startswith(DB_NAME) and path.name != LOCK_NAME:
+                if not path.name.startswith(RunFile.RESULTS) and path.name != RunFile.LOCK:
                     return
             for path in out.iterdir():
                 path.unlink()
@@ -232,7 +235,7 @@ class RunFolder(ClosedOnExit):
     def tasks(self) -> pd.DataFrame:
         """One row per task, repeats folded into medians, over the puzzle runs every
         engine finished (all of them, unless the run was cut short)."""
-        return per_task(common_runs(self.results, self.config.get("repeat"),
+        return per_task(common_runs(self.results, self.settings.get("repeat"),
                                     len(self.config.get("engines_run", []))))
 
 

@@ -13,18 +13,15 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from compare.limits import SettingsError
+from compare.errors import FolderBusy
+from compare.store.files import RunFile
 
 try:
     import fcntl
 except ImportError:          # no flock on this platform: one writer is then up to the user
     fcntl = None
 
-LOCK_NAME = "run.lock"
-
-
-class FolderBusy(SettingsError):
-    """Another process is writing the run folder (exit 2)."""
+LOCK_NAME = RunFile.LOCK
 
 
 class FolderLock:

@@ -8,83 +8,29 @@ resumed run cannot add duplicates even if asked twice.
 """
 from __future__ import annotations
 
-import errno
 import json
-import os
 import sqlite3
 import time
 from contextlib import contextmanager
 from operator import itemgetter
 from pathlib import Path
-from typing import Callable, Self
+from typing import Self
 
+from compare.errors import StorageError, StoreError
+from compare.store import schema
+from compare.store.files import (  # noqa: F401  (importers find them here too)
+    STORAGE_ERRNOS,
+    RunFile,
+    atomic_write,
+    storage_fault,
+    write_probe,
+)
+from compare.store.schema import COLUMNS, KEY, PUZZLE_COLUMNS
 from engines import Status
 
-DB_NAME = "results.sqlite"
+DB_NAME = RunFile.RESULTS      # the file in the run folder
 FLUSH_S = 0.25
-
-# Column order of the table and of results.csv.
-COLUMNS = (
-    "puzzle_id", "source", "kind", "size", "clues", "engine", "formulation", "mode",
-    "limit", "timeout", "repeat", "status", "verified", "build_s", "solve_s",
-    "total_s", "nodes", "backtracks", "library", "version", "count", "answer",
-    "reason", "message", "stats", "finished_at", "cpu_s", "peak_rss_mb", "host", "traceback",
-)
-KEY = ("puzzle_id", "formulation", "engine", "mode", "repeat")
 _IN_ORDER = itemgetter(*COLUMNS)   # a row's values in column order, in one C call
-PUZZLE_COLUMNS = ("puzzle_id", "source", "origin", "line", "kind", "size", "clues",
-                  "formulations", "text", "digest")
-
-_TYPES = {"size": "INTEGER", "clues": "INTEGER", "limit": "INTEGER", "repeat": "INTEGER",
-          "verified": "INTEGER", "nodes": "INTEGER", "backtracks": "INTEGER",
-          "count": "INTEGER", "timeout": "REAL", "build_s": "REAL", "solve_s": "REAL",
-          "total_s": "REAL", "line": "INTEGER", "cpu_s": "REAL", "peak_rss_mb": "REAL"}
-
-
-def _ddl(table: str, columns, extra: str) -> str:
-    cols = ", ".join(f'"{c}" {_TYPES.get(c, "TEXT")}' for c in columns)
-    return f"CREATE TABLE IF NOT EXISTS {table} ({cols}, {extra})"
-
-
-class StoreError(ValueError):
-    """A results file that SQLite cannot read: named in one line, never a traceback."""
-
-
-class StorageError(Exception):
-    """The disk refused a write (full, read-only, gone): one line naming the path and why.
-
-    What was committed before stays committed; the command line exits 5.
-    """
-
-
-# errno values that mean the storage, not the program, is at fault
-STORAGE_ERRNOS = frozenset({errno.ENOSPC, errno.EROFS, errno.EDQUOT, errno.EIO,
-                            errno.EACCES, errno.EPERM})
-
-
-def storage_fault(path, exc: BaseException) -> StorageError:
-    """A ``StorageError`` for ``path`` from an ``OSError`` or an SQLite error."""
-    cause = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
-    return StorageError(f"{path}: cannot write ({cause})")
-
-
-def atomic_write(path: Path | str, write: Callable[[Path], object]) -> None:
-    """``write(tmp)`` to a temporary file beside ``path``, then rename it over ``path``.
-
-    A full disk or a kill mid-write leaves the previous file whole (or no file),
-    never a truncated one; a failure is a ``StorageError``.
-    """
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    except OSError as exc:
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
-        raise storage_fault(path, exc) from None
 
 
 class ClosedOnExit:
@@ -115,7 +61,7 @@ class Store(ClosedOnExit):
     def __init__(self, folder: Path | str, threads: bool = False):
         """``threads``: the connection may be used from another thread than the one that
         opened it (its owner serialises the use, as ``RunFolder`` does)."""
-        self.path = Path(folder) / DB_NAME
+        self.path = Path(folder) / RunFile.RESULTS
         try:
             self._open(threads)
         except sqlite3.OperationalError as exc:
@@ -126,7 +72,7 @@ class Store(ClosedOnExit):
     def _fault(self, exc: BaseException) -> StorageError:
         """A write SQLite could not make; says why, from the OS where SQLite is vague."""
         if isinstance(exc, sqlite3.Error):
-            probe = _write_probe(self.path.parent)
+            probe = write_probe(self.path.parent)
             if probe is not None:
                 return storage_fault(self.path, probe)
         return storage_fault(self.path, exc)
@@ -148,22 +94,15 @@ class Store(ClosedOnExit):
         self.db = sqlite3.connect(self.path, check_same_thread=not threads)
         if existed:
             self._check_intact()
+        version = schema.stamped(self.db)
+        try:
+            schema.check(version, self.path)
+        except StoreError:
+            self.db.close()
+            raise
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
-        keys = ", ".join(f'"{k}"' for k in KEY)
-        self.db.execute(_ddl("results", COLUMNS, f"UNIQUE ({keys})"))
-        have = {row[1] for row in self.db.execute("PRAGMA table_info(results)")}
-        for column in COLUMNS:          # a store written before a column existed gains it
-            if column not in have:
-                self.db.execute(f'ALTER TABLE results ADD COLUMN "{column}" '
-                                f'{_TYPES.get(column, "TEXT")}')
-        self.db.execute(_ddl("puzzles", PUZZLE_COLUMNS, 'PRIMARY KEY ("puzzle_id")'))
-        have = {row[1] for row in self.db.execute("PRAGMA table_info(puzzles)")}
-        for column in PUZZLE_COLUMNS:
-            if column not in have:
-                self.db.execute(f'ALTER TABLE puzzles ADD COLUMN "{column}" TEXT')
-        self.db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
-        self.db.commit()
+        schema.bring_up(self.db, version)
         names = ", ".join(f'"{c}"' for c in COLUMNS)
         marks = ", ".join("?" * len(COLUMNS))
         self._insert = f"INSERT OR IGNORE INTO results ({names}) VALUES ({marks})"
@@ -214,7 +153,7 @@ class Store(ClosedOnExit):
 
     @staticmethod
     def exists(folder: Path | str) -> bool:
-        return (Path(folder) / DB_NAME).exists()
+        return (Path(folder) / RunFile.RESULTS).exists()
 
     # ----- writing -------------------------------------------------------------
     def add(self, row: dict) -> None:
@@ -340,20 +279,3 @@ class Store(ClosedOnExit):
         finally:
             self.db.close()
 
-
-def _write_probe(folder: Path) -> OSError | None:
-    """Why the OS refuses a write in ``folder`` right now, if it does."""
-    probe = folder / f".write-probe-{os.getpid()}"
-    try:
-        with open(probe, "wb") as handle:
-            handle.write(b"\0" * 4096)
-            handle.flush()
-            os.fsync(handle.fileno())
-    except OSError as exc:
-        return exc
-    finally:
-        try:
-            probe.unlink()
-        except OSError:
-            pass
-    return None

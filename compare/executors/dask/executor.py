@@ -43,6 +43,7 @@ from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
+from compare.errors import CompareError
 from compare.executors.base import Executor, Skip
 from compare.executors.local.processes import main_hidden, start_forkserver
 from compare.executors.tasks import Task
@@ -74,7 +75,7 @@ DEBUG_ENV = "COMPARE_DEBUG"     # set: distributed's own log reaches the console
 QUIET_LOGGERS = ("distributed", "tornado")
 
 
-class ClusterError(RuntimeError):
+class ClusterError(CompareError, RuntimeError):
     """The cluster cannot run the comparison (unreachable, engines missing): exit 2."""
 
 

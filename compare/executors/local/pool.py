@@ -22,6 +22,7 @@ import engines
 from compare.executors.base import KILLED_WARMING_UP
 from compare.executors.local import processes
 from compare.executors.tasks import Task
+from compare.facts import Fact
 from engines import Result, Status
 
 
@@ -134,6 +135,7 @@ def lost_result(task: Task, cause: str, elapsed: float, exitcode, shaping: bool,
         result.message = (f"killed after {elapsed:.1f} s (time limit {task.timeout:g} s)"
                           + (f" {KILLED_WARMING_UP} (model build, first use)"
                              if shaping else ""))
+        result.fact = Fact.WARMUP_KILLED if shaping else None
     elif cause == Status.MEMOUT:
         result.status = Status.MEMOUT
         result.peak_rss_mb = resident

@@ -244,7 +244,12 @@ def end_group(pid: int | None) -> None:
 
 
 class ProcessDied(RuntimeError):
-    """The child of ``call_apart`` ended without an answer (killed, crashed, overran)."""
+    """The child of ``call_apart`` ended without an answer (killed, crashed, overran);
+    ``overran``: it was still running at its limit and was stopped."""
+
+    def __init__(self, why: str, overran: bool = False):
+        super().__init__(why)
+        self.overran = overran
 
 
 def call_apart(function, *args, within: float | None = None):
@@ -267,7 +272,7 @@ def call_apart(function, *args, within: float | None = None):
     child_end.close()
     try:
         if not wait([answer, proc.sentinel], within):
-            raise ProcessDied(f"still running after {within:g} s")
+            raise ProcessDied(f"still running after {within:g} s", overran=True)
         try:
             kind, value = answer.recv()
         except (EOFError, OSError):
