@@ -140,12 +140,21 @@ def test_a_run_cannot_resume_into_a_folder_of_an_unknown_version(tmp_path):
 
 
 # ----- one door ---------------------------------------------------------------------
-def test_run_folder_of_converts_a_path_and_keeps_a_run_folder(tmp_path):
+def test_a_run_folder_names_its_files(tmp_path):
     run = RunFolder(tmp_path)
-    assert RunFolder.of(run) is run
-    assert RunFolder.of(str(tmp_path)).path == tmp_path
     assert run.results_file == tmp_path / "results.sqlite"
     assert run.file(RunFile.SUMMARY) == tmp_path / "summary.md"
+
+
+def test_reporting_takes_a_run_folder_not_a_path():
+    """Paths become ``RunFolder``s at the edge (the command line, the API), once."""
+    import inspect
+
+    from compare.reporting import history, report, runs
+    for function in (report.build_report, history.read_run, history.history,
+                     runs.compare_runs):
+        for parameter in list(inspect.signature(function).parameters.values())[:2]:
+            assert "Path" not in str(parameter.annotation), (function.__name__, parameter)
 
 
 def _code_files():

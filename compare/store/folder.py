@@ -91,12 +91,6 @@ class RunFolder(ClosedOnExit):
         return folder
 
     @classmethod
-    def of(cls, folder: Path | str | RunFolder) -> RunFolder:
-        """The one door at the edge: a path becomes a ``RunFolder``, a ``RunFolder`` stays
-        itself (with what it has read already)."""
-        return folder if isinstance(folder, RunFolder) else cls(folder)
-
-    @classmethod
     def existing(cls, path: Path | str) -> RunFolder:
         """A folder that holds a run's results file, to read back."""
         folder = cls(path)
