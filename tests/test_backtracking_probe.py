@@ -96,7 +96,7 @@ def compare_resumed_probes(model: Model, rng: random.Random, steps: int = 4) -> 
         for cd in alive:
             if below[0] & B0[cd]:
                 fresh = settle(below[0] & NK[cd], below[1] | B0[cd])
-                assert outcome(cd, *below, earlier) == fresh
+                assert outcome(cd, below[0], below[1], earlier) == fresh
                 compared += 1
     return compared
 

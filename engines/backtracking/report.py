@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engines.contract import KEEP_SOLUTIONS
+from engines.contract import KEEP_SOLUTIONS, timed_out
 
 
 @dataclass(frozen=True)
@@ -49,3 +49,14 @@ class Report:
         if len(self.solutions) < keep:
             self.solutions.append(solution)
         return self.count
+
+    def out_of_time(self, deadline: float | None) -> bool:
+        """Whether ``deadline`` has passed, noted in the report: the searches ask every
+        few hundred (or thousand) nodes and stop when it says so."""
+        self.timed_out = timed_out(deadline)
+        return self.timed_out
+
+    def finish(self, nodes: int, backtracks: int) -> "Report":
+        """The report with the search's effort, as the search hands it back."""
+        self.nodes, self.backtracks = nodes, backtracks
+        return self

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 from engines.backtracking.python.layout import LAYOUT_MAX_BYTES, Layout, layout_bytes
 from engines.backtracking.report import Goal, Report
-from engines.contract import timed_out
 
 CHECK_EVERY = 256      # nodes between deadline checks (a power of two)
 
@@ -80,7 +79,7 @@ def search(layout, X: int, placed: int, lex: bool, limit: int, keep: int,
     once singles are exhausted; its nodes are costly, so the deadline is then
     checked at each. Solutions are ``placed`` ints for ``Layout.decode``.
     """
-    O, RS, W1, probe = layout.O, layout.RS, layout.W - 1, layout.probe  # noqa: E741  (the layout's own names, bound locally for the hot loop)
+    RS, W1, probe, settle = layout.RS, layout.W - 1, layout.probe, layout.settle
     MAP, NK, B0, BITS = layout.MAP, layout.NK, layout.B0, layout.BITS
     report = Report()
     nodes = backtracks = 0
@@ -89,36 +88,14 @@ def search(layout, X: int, placed: int, lex: bool, limit: int, keep: int,
     mask = 0 if probe else CHECK_EVERY - 1
     while True:
         while True:                       # propagate, then branch or give up
-            # Deliberately inline: the singles sweep of ``probing.settler``,
-            # copied so a 9x9 node does not pay a call per sweep; change both.
-            o = X & O
-            lo = o >> W1
-            y = X & (X - lo)
-            if o & y != o:                # an open field lost its last candidate
+            got = settle(X, placed)       # singles to a fixpoint
+            if got is None:               # a field lost its last candidate
                 backtracks += 1
                 break
-            y2 = y & (y - lo)
-            forced = o ^ (o & y2)
-            if forced:
-                m = ((forced >> W1) * RS) & X
-                while m:
-                    q = m.bit_length() - 1
-                    m ^= BITS[q]
-                    cd = MAP[q]
-                    b = B0[cd]
-                    if X & b:
-                        X &= NK[cd]
-                        placed |= b
-                    elif not placed & b:  # ruled out by a single of this sweep
-                        break
-                else:
-                    continue
-                backtracks += 1
-                break
+            X, placed, o, lo, y2 = got
             if not X:                     # every field satisfied: a solution
                 if report.found(placed, keep) >= limit:
-                    report.nodes, report.backtracks = nodes, backtracks
-                    return report
+                    return report.finish(nodes, backtracks)
                 break
             flag = 0
             if probe is not None:
@@ -159,9 +136,7 @@ def search(layout, X: int, placed: int, lex: bool, limit: int, keep: int,
         X &= NK[cd]
         placed |= B0[cd]
         nodes += 1
-        if not nodes & mask and timed_out(deadline):
-            report.timed_out = True
+        if not nodes & mask and report.out_of_time(deadline):
             break
-    report.nodes, report.backtracks = nodes, backtracks
-    return report
+    return report.finish(nodes, backtracks)
 

@@ -33,7 +33,7 @@ masks on the fly instead of storing one per candidate.
 """
 from __future__ import annotations
 
-from engines.backtracking.python.probing import prober
+from engines.backtracking.python.probing import prober, settler
 
 STORE_KILLS_BYTES = 48 << 20   # above this, kill masks are computed on first use
 KEEP_KILLS_BYTES = 160 << 20   # ... and kept up to this (all of 25x25: 127 MB)
@@ -91,6 +91,7 @@ class Layout:
             [p for p, cd in enumerate(self.MAP) if cd >= 0], T)
         self._kill_parts(shape.peers, dom, where)
         self._tables()
+        self.settle = settler(self)
         self.probe = prober(self, PROBE_WIDTH) if nv >= PROBE_FROM_VALUES else None
 
     def _positions(self, dom, where) -> list[int]:

@@ -40,11 +40,15 @@ from __future__ import annotations
 
 
 def settler(layout):
-    """Singles to a fixpoint on a copy: ``settle(X, placed)`` -> state or None.
+    """Singles to a fixpoint on a copy: ``settle(X, placed)`` -> None on a conflict,
+    else ``(X, placed, o, lo, y2)``: the state, and the masks of its last sweep
+    (the open fields' flags, one unit per open field, the state stripped
+    twice), from which ``fast.search`` finds the fields to branch on.
 
-    This is the readable form of the sweep; ``fast.search`` carries a
-    deliberate inline copy so the 9x9 search does not pay a call per sweep.
-    A change to one is a change to both.
+    One sweep strips the lowest candidate of every open field twice (see
+    ``fast``): a flag gone after the first strip is a field with no candidate
+    left, one gone after the second a single, and every single is placed at
+    once. The search calls it once per node, the probes once per literal.
     """
     O, RS, W1 = layout.O, layout.RS, layout.W - 1  # noqa: E741  (the layout's own names, bound locally)
     MAP, NK, B0, BITS = layout.MAP, layout.NK, layout.B0, layout.BITS
@@ -54,12 +58,12 @@ def settler(layout):
             o = X & O
             lo = o >> W1
             y = X & (X - lo)
-            if o & y != o:
+            if o & y != o:                # an open field lost its last candidate
                 return None
             y2 = y & (y - lo)
             forced = o ^ (o & y2)
             if not forced:
-                return X, placed
+                return X, placed, o, lo, y2
             m = ((forced >> W1) * RS) & X
             while m:
                 q = m.bit_length() - 1
@@ -69,7 +73,7 @@ def settler(layout):
                 if X & b:
                     X &= NK[cd]
                     placed |= b
-                elif not placed & b:
+                elif not placed & b:      # ruled out by a single of this sweep
                     return None
     return settle
 
@@ -84,7 +88,7 @@ def resumer(layout, settle):
         old = earlier.get(cd)
         if old is None:
             return settle(X & NK[cd], placed | B0[cd])
-        xr, pr = old
+        xr, pr = old[0], old[1]
         gained = pr & ~placed
         if X & gained != gained:
             return None                   # R placed a candidate X has lost
@@ -110,7 +114,7 @@ def prober(layout, width: int):
     S, V, OFF = layout.S, layout.nvalues, layout.unit_bits
     VARS = (1 << layout.unit_base) - 1      # the variable fields
     VCANDS = VARS & ~layout.O                # ... without their flags
-    settle = settler(layout)
+    settle = layout.settle
     outcome = resumer(layout, settle)
 
     def apply(X: int, placed: int, dead: int, both: int):
@@ -136,7 +140,7 @@ def prober(layout, width: int):
             strip &= strip - lo
         fields = o ^ (o & strip)          # flags of fields with 2..width candidates
         size = X.bit_count()
-        after = {}                        # candidate -> (X, placed) once it is placed
+        after = {}                        # candidate -> its fixpoint (``settle``) once placed
         best, best_flag, changed = -1, 0, False
         while fields:
             flag = fields & -fields
@@ -160,7 +164,7 @@ def prober(layout, width: int):
             else:
                 if len(pair) != 2:
                     continue
-                (xa, pa), (xb, pb) = pair
+                (xa, pa, *_), (xb, pb, *_) = pair
                 dead = X & VCANDS & ~((xa & VARS) | pa | (xb & VARS) | pb)
                 both = pa & pb & ~placed
                 if not (dead or both):
@@ -170,7 +174,7 @@ def prober(layout, width: int):
                 got = apply(X, placed, dead, both)
             if got is None:
                 return None
-            (X, placed), changed = got, True
+            X, placed, changed = got[0], got[1], True
             size = X.bit_count()
         return (X, placed, 0, after) if changed else (X, placed, best_flag, after)
     return probe

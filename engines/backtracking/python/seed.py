@@ -17,7 +17,6 @@ thousand nodes.
 from __future__ import annotations
 
 from engines.backtracking.report import Goal, Report
-from engines.contract import timed_out
 
 CHECK_EVERY = 4096     # nodes between deadline checks (a power of two)
 
@@ -67,9 +66,10 @@ def search(shape, assigned: list[int], limit: int, keep: int,
            deadline: float | None) -> Report:
     """Enumerate in variable order from ``assigned`` (value bits, 0 = blank).
 
-    The walk is the general path's ``SeedSearch.search`` with its checks cut
-    down to one used-value mask per group and written inline: a deliberate
-    copy, so the baseline the reports quote pays no call per value tried.
+    The general path's ``SeedSearch.search`` makes the same moves with a check
+    per constraint kind; here the checks are one used-value mask per group,
+    written inline so the baseline the reports quote pays no call per value
+    tried. The compiled ``seed`` is this walk for numba, move for move.
     """
     groups_of, domain_bits = shape.groups_of, shape.domain_bits
     used = [0] * len(shape.groups)
@@ -116,9 +116,7 @@ def search(shape, assigned: list[int], limit: int, keep: int,
         nodes += 1
         depth += 1
         entering = True
-        if not nodes & mask and timed_out(deadline):
-            report.timed_out = True
+        if not nodes & mask and report.out_of_time(deadline):
             break
-    report.nodes, report.backtracks = nodes, backtracks
-    return report
+    return report.finish(nodes, backtracks)
 

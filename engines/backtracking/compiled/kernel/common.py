@@ -149,3 +149,48 @@ def bad_var(givens, n, info):
             return True
     return False
 
+
+@njit(cache=True, inline="always")
+def union(cand, idx, lo, hi):
+    """The candidates of the variables ``idx[lo:hi]``, OR-ed."""
+    m = 0
+    for k in range(np.uint64(lo), np.uint64(hi)):
+        m |= cand[np.uint64(idx[k])]
+    return m
+
+
+@njit(cache=True, inline="always")
+def crossing(cand, ptr, idx, x):
+    """The three masks of crossing ``x`` of the ``CROSS`` tables, for locked candidates:
+    the values inside both units, in unit a only, in unit b only."""
+    return (union(cand, idx, ptr[x], ptr[x + 1]), union(cand, idx, ptr[x + 1], ptr[x + 2]),
+            union(cand, idx, ptr[x + 2], ptr[x + 3]))
+
+
+# ----- what every search does first and last ------------------------------------
+@njit(cache=True, inline="always")
+def opening(blob, givens, work):
+    """The search's ``info`` (why the givens are hopeless, for the message) and
+    ``sols`` (the solutions kept) in ``work``, cleared; and BADVAR when a given
+    names an unknown variable, else 0. Inlined: the views never leave numba."""
+    info = work[blob[W_INFO]:blob[W_INFO] + 4]
+    info[0] = 0
+    return info, work[blob[W_SOLS]:], BADVAR if bad_var(givens, blob[N_VARS], info) else 0
+
+
+@njit(cache=True, inline="always")
+def record(sols, count, keep, vals, bits):
+    """A solution (one value bit per variable in ``bits``) kept as values, while
+    fewer than ``keep`` are; the count with it."""
+    if count < keep:
+        n = bits.size
+        for i in range(n):
+            sols[count * n + i] = vals[ctz(bits[i])]
+    return count + 1
+
+
+@njit(cache=True, inline="always")
+def exhausted(count, nodes, backtracks):
+    """The answer once the whole tree is searched: SOLVED with a solution, else UNSAT."""
+    return (SOLVED if count else UNSAT), count, nodes, backtracks
+

@@ -10,94 +10,55 @@ row and its propagation are ``propagate``'s.
 
 The deadline is read through an objmode block every 1024 nodes (every node
 when probing, whose nodes are dear); that costs about a microsecond per check.
-Shapes that do not probe take the lean search (``lean``) instead: its root,
-locked candidates, choice and loop are deliberate copies of these on a smaller
-row, so a change here goes there too (the tests hold the two to the same answers).
+Shapes that do not probe take the lean search (``lean``) instead: the same
+search on a smaller row. What does not depend on the row (the opening, the
+masks of a crossing, keeping a solution, the answer) is ``common``'s; the
+root, the locked-candidates pass, the choice and the loop are written again
+for that row, so a change here goes there too (the tests hold the two to the
+same answers).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from engines.backtracking.compiled.kernel.common import (
-    BADVAR,
-    CHECK_FAST,
-    CLASH,
-    CROSS_IDX,
-    CROSS_PTR,
-    DOM,
-    HEAD,
-    HIDDEN0,
-    LOG,
-    LOGAT,
-    N_UNITS,
-    N_VALUES,
-    N_VARS,
-    PLC0,
-    SINGLE0,
-    SOLVED,
-    TIMEOUT,
-    UNIT_IDX,
-    UNIT_PTR,
-    UNSAT,
-    UOF_IDX,
-    UOF_PTR,
-    VALS,
-    W_INFO,
-    W_LOG,
-    W_SOLS,
-    bad_var,
-    copy_into,
-    ctz,
-    given_bit,
-    njit,
-    now,
-    popcount,
-    table,
-)
-from engines.backtracking.compiled.kernel.probe import (
-    probe_fields,
-)
-from engines.backtracking.compiled.kernel.propagate import (
-    apply,
-    begin,
-    row_drop,
-    settle_row,
-)
+from engines.backtracking.compiled.kernel import common, propagate
+from engines.backtracking.compiled.kernel.common import copy_into, ctz, njit, now, popcount, table
+from engines.backtracking.compiled.kernel.probe import probe_fields
 
 
 @njit(cache=True, _nrt=False)
 def root(blob, givens, row, q, info):
     """The start state: base domains, counts, givens; settled. Kernel status."""
-    n = blob[N_VARS]
-    vals, dom = table(blob, VALS), table(blob, DOM)
+    n = blob[common.N_VARS]
+    vals, dom = table(blob, common.VALS), table(blob, common.DOM)
     cand = row[3:3 + n]
     copy_into(cand, dom)
-    copy_into(row[3 + n:], table(blob, PLC0))
+    copy_into(row[3 + n:], table(blob, common.PLC0))
     row[0] = n
-    q[LOG] = -1
-    q[LOGAT] = blob[W_LOG]
-    nt, ht, nopen, kc, kp, at = begin(row, q)
-    for i in table(blob, SINGLE0):
-        q[HEAD + nt] = i
+    q[common.LOG] = -1
+    q[common.LOGAT] = blob[common.W_LOG]
+    nt, ht, nopen, kc, kp, at = propagate.begin(row, q)
+    for i in table(blob, common.SINGLE0):
+        q[common.HEAD + nt] = i
         nt += 1
         nopen -= 1
-    for f in table(blob, HIDDEN0):
-        q[HEAD + n + ht] = f
+    for f in table(blob, common.HIDDEN0):
+        q[common.HEAD + n + ht] = f
         ht += 1
     st = (nt, ht, nopen, kc, kp, at)
     for g in range(0, givens.size, 2):
-        var, bit = given_bit(vals, dom, givens, g, info)
+        var, bit = common.given_bit(vals, dom, givens, g, info)
         if not bit:
-            return UNSAT
+            return common.UNSAT
         c = cand[var]
         ok = c & bit != 0
         if ok and c != bit:
-            ok, st = row_drop(row, var, c ^ bit, blob, q, st)
+            ok, st = propagate.row_drop(row, var, c ^ bit, blob, q, st)
         if not ok:
-            info[0] = CLASH
-            return UNSAT
+            info[0] = common.CLASH
+            return common.UNSAT
     info[0] = 0
-    return SOLVED if settle_row(row, blob, q, st) else UNSAT
+    return common.SOLVED if propagate.settle_row(row, blob, q, st) else common.UNSAT
 
 
 @njit(cache=True, _nrt=False)
@@ -105,20 +66,14 @@ def locked(row, blob, q):
     """Locked candidates: a value that a unit can only hold where it crosses
     another unit leaves the rest of that other unit. Repeated with singles
     until nothing changes. False on a conflict."""
-    n = blob[N_VARS]
-    ptr, idx = table(blob, CROSS_PTR), table(blob, CROSS_IDX)
+    n = blob[common.N_VARS]
+    ptr, idx = table(blob, common.CROSS_PTR), table(blob, common.CROSS_IDX)
     cand = row[3:3 + n]
     while True:
-        st = begin(row, q)
+        st = propagate.begin(row, q)
         changed = False
         for x in range(0, ptr.size - 1, 3):
-            inside = a_only = b_only = 0
-            for k in range(np.uint64(ptr[x]), np.uint64(ptr[x + 1])):
-                inside |= cand[np.uint64(idx[k])]
-            for k in range(np.uint64(ptr[x + 1]), np.uint64(ptr[x + 2])):
-                a_only |= cand[np.uint64(idx[k])]
-            for k in range(np.uint64(ptr[x + 2]), np.uint64(ptr[x + 3])):
-                b_only |= cand[np.uint64(idx[k])]
+            inside, a_only, b_only = common.crossing(cand, ptr, idx, x)
             for side in range(2):
                 gone = inside & ~a_only & b_only if side == 0 else inside & ~b_only & a_only
                 if not gone:
@@ -129,12 +84,12 @@ def locked(row, blob, q):
                     j = idx[k]
                     if cand[j] & gone:
                         changed = True
-                        ok, st = row_drop(row, j, cand[j] & gone, blob, q, st)
+                        ok, st = propagate.row_drop(row, j, cand[j] & gone, blob, q, st)
                         if not ok:
                             return False
         if not changed:
             return True
-        if not settle_row(row, blob, q, st):
+        if not propagate.settle_row(row, blob, q, st):
             return False
 
 
@@ -149,9 +104,9 @@ def choose(row, blob, lex):
     the most places left in its units wins (on forum_hardest it cuts nodes
     by a sixth and time by a tenth), else the lowest index.
     """
-    n, nv, nu = blob[N_VARS], blob[N_VALUES], blob[N_UNITS]
+    n, nv, nu = blob[common.N_VARS], blob[common.N_VALUES], blob[common.N_UNITS]
     cand = row[3:3 + n]
-    uof_ptr, uof_idx = table(blob, UOF_PTR), table(blob, UOF_IDX)
+    uof_ptr, uof_idx = table(blob, common.UOF_PTR), table(blob, common.UOF_IDX)
     best, bi, score = 99, -1, -1
     for i in range(n):
         c = cand[i]
@@ -178,7 +133,7 @@ def choose(row, blob, lex):
                     best, bf = popcount(m), u * nv + v
         if bf >= 0:
             u = bf // nv
-            return (table(blob, UNIT_IDX)[table(blob, UNIT_PTR)[u] + ctz(plc[bf])],
+            return (table(blob, common.UNIT_IDX)[table(blob, common.UNIT_PTR)[u] + ctz(plc[bf])],
                     np.int64(1) << (bf - u * nv))
     return bi, cand[bi] & -cand[bi]
 
@@ -186,18 +141,15 @@ def choose(row, blob, lex):
 @njit(cache=True, _nrt=False)
 def search(blob, givens, mode, probe, limit, keep, deadline, rows, work):
     """Singles to a fixpoint, then branch (see the module docstring)."""
-    n = blob[N_VARS]
-    info = work[blob[W_INFO]:blob[W_INFO] + 4]
-    sols = work[blob[W_SOLS]:]
-    info[0] = 0
-    if bad_var(givens, n, info):
-        return BADVAR, 0, 0, 0
-    q = work
-    vals = table(blob, VALS)
-    if root(blob, givens, rows[0], q, info) == UNSAT:
-        return UNSAT, 0, 0, 1 if info[0] == 0 else 0
+    info, sols, bad = common.opening(blob, givens, work)
+    if bad:
+        return bad, 0, 0, 0
+    n, q = blob[common.N_VARS], work
+    vals = table(blob, common.VALS)
+    if root(blob, givens, rows[0], q, info) == common.UNSAT:
+        return common.UNSAT, 0, 0, 1 if info[0] == 0 else 0
     lex = mode == 1
-    mask = 0 if probe else CHECK_FAST
+    mask = 0 if probe else common.CHECK_FAST
     count = nodes = backtracks = 0
     d = 0
     ok = True
@@ -209,16 +161,13 @@ def search(blob, givens, mode, probe, limit, keep, deadline, rows, work):
         if ok and probe and row[0]:
             lit = probe_fields(row, blob, q, deadline)
             if lit == -3:
-                return TIMEOUT, count, nodes, backtracks
+                return common.TIMEOUT, count, nodes, backtracks
             if lit == -2:
                 ok = False
         if ok and row[0] == 0:                 # every variable placed: a solution
-            if count < keep:
-                for i in range(n):
-                    sols[count * n + i] = vals[ctz(row[3 + i])]
-            count += 1
+            count = common.record(sols, count, keep, vals, row[3:3 + n])
             if count >= limit:
-                return SOLVED, count, nodes, backtracks
+                return common.SOLVED, count, nodes, backtracks
         elif ok:
             i, bit = lit // 64, np.int64(1) << (lit % 64)
             if lit < 0 or lex or row[3 + i] == bit or not row[3 + i] & bit:
@@ -227,14 +176,14 @@ def search(blob, givens, mode, probe, limit, keep, deadline, rows, work):
             copy_into(rows[d + 1], row)
             d += 1
             nodes += 1
-            ok = apply(rows[d], i, bit, True, blob, q)
+            ok = propagate.apply(rows[d], i, bit, True, blob, q)
             if not nodes & mask and now() >= deadline:
-                return TIMEOUT, count, nodes, backtracks
+                return common.TIMEOUT, count, nodes, backtracks
             continue
         else:
             backtracks += 1
         if d == 0:                             # the whole tree is done
-            return (SOLVED if count else UNSAT), count, nodes, backtracks
+            return common.exhausted(count, nodes, backtracks)
         d -= 1                                 # the other branch: the literal is false
         row = rows[d]
-        ok = apply(row, row[1], row[2], False, blob, q)
+        ok = propagate.apply(row, row[1], row[2], False, blob, q)

@@ -5,55 +5,26 @@ nothing else per node, so a branch copies N+3 words; hidden singles are
 found by scanning the units (an OR and an "at least twice" mask per unit)
 instead of keeping place counts up to date on every removal.
 
-The search loop, the root and the locked-candidates pass are deliberate
-copies of ``fast``'s, cut down to this row layout: one shared version would
-cost a call and a layout test per node on the hottest path.
+The search loop, the root and the locked-candidates pass are ``fast``'s
+written again for this row layout (one shared version would cost a call and
+a layout test per node on the hottest path); what does not depend on the row
+is shared through ``common``.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from engines.backtracking.compiled.kernel.common import (
-    BADVAR,
-    CHECK_FAST,
-    CLASH,
-    CROSS_IDX,
-    CROSS_PTR,
-    DOM,
-    HEAD,
-    N_VARS,
-    PEER_IDX,
-    PEER_PTR,
-    SINGLE0,
-    SOLVED,
-    TIMEOUT,
-    UFULL,
-    UNIT_IDX,
-    UNIT_PTR,
-    UNSAT,
-    UOF_IDX,
-    UOF_PTR,
-    VALS,
-    W_INFO,
-    W_SOLS,
-    bad_var,
-    copy_into,
-    ctz,
-    given_bit,
-    njit,
-    now,
-    popcount,
-    table,
-)
+from engines.backtracking.compiled.kernel import common
+from engines.backtracking.compiled.kernel.common import copy_into, njit, now, popcount, table
 
 
 @njit(cache=True, _nrt=False)
 def tables(blob):
     """The tables ``singles`` reads, as one tuple (from Python, call ``.py_func``:
     views returned without NRT do not survive boxing)."""
-    return (table(blob, PEER_PTR), table(blob, PEER_IDX), table(blob, UNIT_PTR),
-            table(blob, UNIT_IDX), table(blob, UFULL), table(blob, UOF_PTR),
-            table(blob, UOF_IDX))
+    return (table(blob, common.PEER_PTR), table(blob, common.PEER_IDX), table(blob, common.UNIT_PTR),
+            table(blob, common.UNIT_IDX), table(blob, common.UFULL), table(blob, common.UOF_PTR),
+            table(blob, common.UOF_IDX))
 
 
 @njit(cache=True, _nrt=False)
@@ -75,7 +46,7 @@ def singles(row, nopen, q, nt, tabs):
     u = 0                                      # the next unit of the ring to scan
     while True:
         while nh < nt:                         # a single's value leaves its peers
-            i = q[HEAD + nh]
+            i = q[common.HEAD + nh]
             nh += 1
             bit = cand[i]
             for k in range(np.uint64(uof_ptr[i]), np.uint64(uof_ptr[i + 1])):
@@ -88,7 +59,7 @@ def singles(row, nopen, q, nt, tabs):
                 if (x & (x - 1) == 0) & (x != c):   # one value left, or none
                     if x == 0:
                         return -1
-                    q[HEAD + nt] = p
+                    q[common.HEAD + nt] = p
                     nt += 1
                     nopen -= 1
         if nopen == 0:
@@ -119,7 +90,7 @@ def singles(row, nopen, q, nt, tabs):
                                 return -1
                             if h != c:         # (h == c: already single; a guard only)
                                 cand[j] = h
-                                q[HEAD + nt] = j
+                                q[common.HEAD + nt] = j
                                 nt += 1
                                 nopen -= 1
                                 found = True
@@ -133,24 +104,18 @@ def singles(row, nopen, q, nt, tabs):
             return nopen
 
 
-# Deliberate copy of ``fast.locked`` on the lean row: a shared version would pay a call
-# and a layout test per node (the tests hold lean and fast to the same answers).
+# ``fast.locked`` on the lean row, singles kept by ``singles`` (the tests hold lean and
+# fast to the same answers).
 @njit(cache=True, _nrt=False)
 def locked(row, nopen, q, cross_ptr, cross_idx, tabs):
-    """Locked candidates (see ``_locked``) with singles, to a fixpoint, on a
+    """Locked candidates (see ``fast.locked``) with singles, to a fixpoint, on a
     settled row. Returns the open count, or -1 on a conflict."""
     cand = row[3:3 + tabs[0].size - 1]
     while nopen > 0:
         nt = 0
         changed = False
         for x in range(0, cross_ptr.size - 1, 3):
-            inside = a_only = b_only = 0
-            for k in range(cross_ptr[x], cross_ptr[x + 1]):
-                inside |= cand[cross_idx[k]]
-            for k in range(cross_ptr[x + 1], cross_ptr[x + 2]):
-                a_only |= cand[cross_idx[k]]
-            for k in range(cross_ptr[x + 2], cross_ptr[x + 3]):
-                b_only |= cand[cross_idx[k]]
+            inside, a_only, b_only = common.crossing(cand, cross_ptr, cross_idx, x)
             for side in range(2):
                 if side == 0:                  # values unit a keeps inside leave b's rest
                     gone, lo, hi = inside & ~a_only & b_only, cross_ptr[x + 2], cross_ptr[x + 3]
@@ -168,7 +133,7 @@ def locked(row, nopen, q, cross_ptr, cross_idx, tabs):
                         cand[j] = c
                         changed = True
                         if c & (c - 1) == 0:
-                            q[HEAD + nt] = j
+                            q[common.HEAD + nt] = j
                             nt += 1
                             nopen -= 1
         if not changed:
@@ -177,8 +142,8 @@ def locked(row, nopen, q, cross_ptr, cross_idx, tabs):
     return nopen
 
 
-# Deliberate copy of ``fast.choose`` on the lean row: it reads the scan masks ``singles``
-# keeps instead of place counts (the tests hold lean and fast to the same answers).
+# ``fast.choose`` on the lean row: it reads the scan masks ``singles`` keeps instead of
+# place counts (the tests hold lean and fast to the same answers).
 @njit(cache=True, _nrt=False)
 def choose(row, lex, uof_ptr, uof_idx, n, nu):
     """The branch variable: the lowest open one (``lex``), else one with the
@@ -206,21 +171,17 @@ def choose(row, lex, uof_ptr, uof_idx, n, nu):
     return bi
 
 
-# Deliberate copy of ``fast.search`` and ``fast.root`` on the lean row: a shared loop
-# would pay a call and a layout test per node (the tests hold lean and fast to the
-# same answers).
+# ``fast.search`` and ``fast.root`` on the lean row: a shared loop would pay a call and
+# a layout test per node (the tests hold lean and fast to the same answers).
 @njit(cache=True, _nrt=False)
 def search(blob, givens, mode, limit, keep, deadline, rows, work):
-    """``_fast`` without probing or place counts (see the section comment)."""
-    n = blob[N_VARS]
-    info = work[blob[W_INFO]:blob[W_INFO] + 4]
-    sols = work[blob[W_SOLS]:]
-    info[0] = 0
-    if bad_var(givens, n, info):
-        return BADVAR, 0, 0, 0
-    q = work
-    vals, dom = table(blob, VALS), table(blob, DOM)
-    ufull = table(blob, UFULL)
+    """``fast.search`` without probing or place counts (see the section comment)."""
+    info, sols, bad = common.opening(blob, givens, work)
+    if bad:
+        return bad, 0, 0, 0
+    n, q = blob[common.N_VARS], work
+    vals, dom = table(blob, common.VALS), table(blob, common.DOM)
+    ufull = table(blob, common.UFULL)
     tabs = tables(blob)
     uof_ptr, uof_idx = tabs[5], tabs[6]
     nu = ufull.size
@@ -231,30 +192,30 @@ def search(blob, givens, mode, limit, keep, deadline, rows, work):
         row[3 + n + u] = 0
     nt = 0
     nopen = n
-    for i in table(blob, SINGLE0):
-        q[HEAD + nt] = i
+    for i in table(blob, common.SINGLE0):
+        q[common.HEAD + nt] = i
         nt += 1
         nopen -= 1
     for g in range(0, givens.size, 2):
-        var, bit = given_bit(vals, dom, givens, g, info)
+        var, bit = common.given_bit(vals, dom, givens, g, info)
         if not bit:
-            return UNSAT, 0, 0, 0
+            return common.UNSAT, 0, 0, 0
         c = cand[var]
         if not c & bit:
-            info[0] = CLASH
-            return UNSAT, 0, 0, 0
+            info[0] = common.CLASH
+            return common.UNSAT, 0, 0, 0
         if c != bit:
             cand[var] = bit
-            q[HEAD + nt] = var
+            q[common.HEAD + nt] = var
             nt += 1
             nopen -= 1
     info[0] = 0
     nopen = singles(row, nopen, q, nt, tabs)
     if nopen > 0:
-        nopen = locked(row, nopen, q, table(blob, CROSS_PTR), table(blob, CROSS_IDX),
-                         tabs)
+        nopen = locked(row, nopen, q, table(blob, common.CROSS_PTR),
+                       table(blob, common.CROSS_IDX), tabs)
     if nopen < 0:
-        return UNSAT, 0, 0, 1
+        return common.UNSAT, 0, 0, 1
     row[0] = nopen
     lex = mode == 1
     count = nodes = backtracks = 0
@@ -264,12 +225,9 @@ def search(blob, givens, mode, limit, keep, deadline, rows, work):
     while True:
         row = rows[d]
         if ok and row[0] == 0:                 # every variable placed: a solution
-            if count < keep:
-                for i in range(n):
-                    sols[count * n + i] = vals[ctz(row[3 + i])]
-            count += 1
+            count = common.record(sols, count, keep, vals, row[3:3 + n])
             if count >= limit:
-                return SOLVED, count, nodes, backtracks
+                return common.SOLVED, count, nodes, backtracks
         elif ok:
             i = choose(row, lex, uof_ptr, uof_idx, n, nu)
             bit = row[3 + i] & -row[3 + i]
@@ -280,25 +238,25 @@ def search(blob, givens, mode, limit, keep, deadline, rows, work):
             d += 1
             nodes += 1
             child[3 + i] = bit
-            q[HEAD] = i
+            q[common.HEAD] = i
             nopen = singles(child, child[0] - 1, q, 1, tabs)
             ok = nopen >= 0
             child[0] = nopen
-            if not nodes & CHECK_FAST and now() >= deadline:
-                return TIMEOUT, count, nodes, backtracks
+            if not nodes & common.CHECK_FAST and now() >= deadline:
+                return common.TIMEOUT, count, nodes, backtracks
             continue
         else:
             backtracks += 1
-        if d == 0:                             # the whole tree is done
-            return (SOLVED if count else UNSAT), count, nodes, backtracks
         d -= 1                                 # the other branch: the literal is false
+        if d < 0:                              # ... none: the whole tree is done
+            return common.exhausted(count, nodes, backtracks)
         row = rows[d]
         i = row[1]
         c = row[3 + i] & ~row[2]
         row[3 + i] = c
         nt, nopen = 0, row[0]
         if c & (c - 1) == 0:
-            q[HEAD] = i
+            q[common.HEAD] = i
             nt, nopen = 1, nopen - 1
         nopen = singles(row, nopen, q, nt, tabs)
         ok = nopen >= 0

@@ -11,34 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engines.backtracking.compiled.kernel.common import (
-    ARENA_PER_LITERAL,
-    ARENA_TOP,
-    LOG,
-    LOGAT,
-    N_UNITS,
-    N_VALUES,
-    N_VARS,
-    PASS,
-    PLOG,
-    STAMP,
-    UNIT_IDX,
-    UNIT_PTR,
-    W_ARENA,
-    W_LITS,
-    W_SCRATCH,
-    ctz,
-    njit,
-    now,
-    popcount,
-    table,
-)
-from engines.backtracking.compiled.kernel.propagate import (
-    apply,
-    begin,
-    row_drop,
-    settle_row,
-)
+from engines.backtracking.compiled.kernel import common, propagate
+from engines.backtracking.compiled.kernel.common import ctz, njit, now, popcount, table
 
 
 @njit(cache=True, _nrt=False)
@@ -54,26 +28,26 @@ def trial(row, i, v, blob, q):
     result keeps at least the candidates a fresh one would, and deductions
     from it stay sound (just weaker).
     """
-    n, nv = blob[N_VARS], blob[N_VALUES]
-    lits, arena = blob[W_LITS], blob[W_ARENA]
-    seen = blob[W_SCRATCH] + 2 * n
+    n, nv = blob[common.N_VARS], blob[common.N_VALUES]
+    lits, arena = blob[common.W_LITS], blob[common.W_ARENA]
+    seen = blob[common.W_SCRATCH] + 2 * n
     c = i * nv + v
     size = n * nv
-    if q[lits + c] == q[PASS]:
+    if q[lits + c] == q[common.PASS]:
         return c
-    top = q[ARENA_TOP]
-    if top + n > ARENA_PER_LITERAL * size:    # arena full: start the cache afresh
-        q[PASS] += 1
+    top = q[common.ARENA_TOP]
+    if top + n > common.ARENA_PER_LITERAL * size:    # arena full: start the cache afresh
+        q[common.PASS] += 1
         top = 0
     open0 = row[0]
-    q[LOG] = q[PLOG] = 0
-    gone = 0 if apply(row, i, np.int64(1) << v, True, blob, q) else -1
-    at = q[LOGAT]
-    q[STAMP] += 1
-    stamp = q[STAMP]
+    q[common.LOG] = q[common.PLOG] = 0
+    gone = 0 if propagate.apply(row, i, np.int64(1) << v, True, blob, q) else -1
+    at = q[common.LOGAT]
+    q[common.STAMP] += 1
+    stamp = q[common.STAMP]
     start = top
     if gone >= 0:
-        for k in range(np.uint64(q[LOG])):
+        for k in range(np.uint64(q[common.LOG])):
             w = np.uint64(at + 2 * k)
             j = q[w]
             sj = np.uint64(seen + j)
@@ -84,17 +58,17 @@ def trial(row, i, v, blob, q):
                 q[np.uint64(arena + 2 * top + 1)] = row[rj]
                 top += 1
                 gone += popcount(q[w + np.uint64(1)]) - popcount(row[rj])
-    for k in range(q[LOG] - 1, -1, -1):      # undo, newest write first
+    for k in range(q[common.LOG] - 1, -1, -1):      # undo, newest write first
         w = np.uint64(at + 2 * k)
         row[np.uint64(3 + q[w])] = q[w + np.uint64(1)]
     places = at + 2 * size
-    for k in range(q[PLOG] - 1, -1, -1):
+    for k in range(q[common.PLOG] - 1, -1, -1):
         w = np.uint64(places + 2 * k)
         row[np.uint64(3 + n + q[w])] = q[w + np.uint64(1)]
     row[0] = open0
-    q[LOG] = -1
-    q[ARENA_TOP] = top
-    q[lits + c] = q[PASS]
+    q[common.LOG] = -1
+    q[common.ARENA_TOP] = top
+    q[lits + c] = q[common.PASS]
     q[lits + size + c] = gone
     q[lits + 2 * size + c] = start
     q[lits + 3 * size + c] = top - start
@@ -114,31 +88,31 @@ def pair(row, i1, i2, v1, v2, blob, q):
     the look-ahead score: the product of both branches' reductions (plus
     one each), as look-ahead SAT solvers choose.
     """
-    n = blob[N_VARS]
-    size = n * blob[N_VALUES]
-    lits, arena = blob[W_LITS], blob[W_ARENA]
-    va = blob[W_SCRATCH]                  # A's values and stamps
+    n = blob[common.N_VARS]
+    size = n * blob[common.N_VALUES]
+    lits, arena = blob[common.W_LITS], blob[common.W_ARENA]
+    va = blob[common.W_SCRATCH]                  # A's values and stamps
     sa = va + n
     ca = trial(row, i1, v1, blob, q)
     cb = trial(row, i2, v2, blob, q)
-    if q[lits + ca] != q[PASS]:           # the arena filled up and started afresh
+    if q[lits + ca] != q[common.PASS]:           # the arena filled up and started afresh
         ca = trial(row, i1, v1, blob, q)
     ga, gb = q[lits + size + ca], q[lits + size + cb]
     if ga < 0 and gb < 0:
         return _NO_SOLUTION
     if ga < 0 or gb < 0:
         i, v = (i1, v1) if ga < 0 else (i2, v2)
-        return _FAILED_LITERAL if apply(row, i, np.int64(1) << v, False, blob, q) \
+        return _FAILED_LITERAL if propagate.apply(row, i, np.int64(1) << v, False, blob, q) \
             else _NO_SOLUTION
-    q[STAMP] += 1
-    stamp = q[STAMP]
+    q[common.STAMP] += 1
+    stamp = q[common.STAMP]
     a = q[lits + 2 * size + ca]
     for k in range(a, a + q[lits + 3 * size + ca]):
         w = np.uint64(arena + 2 * k)
         j = q[w]
         q[np.uint64(va + j)] = q[w + np.uint64(1)]
         q[np.uint64(sa + j)] = stamp
-    st = begin(row, q)
+    st = propagate.begin(row, q)
     changed = False
     b = q[lits + 2 * size + cb]
     for k in range(b, b + q[lits + 3 * size + cb]):
@@ -148,11 +122,11 @@ def pair(row, i1, i2, v1, v2, blob, q):
             x = row[np.uint64(3 + j)] & ~(q[np.uint64(va + j)] | q[w + np.uint64(1)])
             if x:
                 changed = True
-                ok, st = row_drop(row, j, x, blob, q, st)
+                ok, st = propagate.row_drop(row, j, x, blob, q, st)
                 if not ok:
                     return _NO_SOLUTION
     if changed:
-        return _DUAL if settle_row(row, blob, q, st) else _NO_SOLUTION
+        return _DUAL if propagate.settle_row(row, blob, q, st) else _NO_SOLUTION
     return (ga + 1) * (gb + 1)
 
 
@@ -168,11 +142,11 @@ def probe_fields(row, blob, q, deadline):
     best (-1 if there is no two-candidate field or every variable is placed;
     the literal may be stale when the last pass changed ``row``).
     """
-    n, nv, nu = blob[N_VARS], blob[N_VALUES], blob[N_UNITS]
-    unit_ptr, unit_idx = table(blob, UNIT_PTR), table(blob, UNIT_IDX)
+    n, nv, nu = blob[common.N_VARS], blob[common.N_VALUES], blob[common.N_UNITS]
+    unit_ptr, unit_idx = table(blob, common.UNIT_PTR), table(blob, common.UNIT_IDX)
     while True:
-        q[PASS] += 1
-        q[ARENA_TOP] = 0
+        q[common.PASS] += 1
+        q[common.ARENA_TOP] = 0
         again = False
         best, lit = 0, -1
         for f in range(n + nu * nv):           # variable fields, then unit-value fields

@@ -1,17 +1,16 @@
 """The ``seed`` variant compiled: the BOJ 2239 reference search, move for move.
 
-A port of ``engines/backtracking/python/seed.py`` (the same node and backtrack
-counts; the tests compare them). Its used-value bookkeeping is written out
-inline, a deliberate copy of the Python search's walk, so the baseline the
-reports quote pays no call per value tried. The deadline is read every 16384
-nodes.
+A port of ``engines/backtracking/python/seed.py``: the same walk, written
+again for numba because one function cannot serve both (the tests hold the
+two to the same node and backtrack counts). What it shares with the other
+compiled searches (the opening, the solutions kept) is ``common``'s. The
+deadline is read every 16384 nodes.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from engines.backtracking.compiled.kernel.common import (
-    BADVAR,
     CHECK_SEED,
     DOM,
     GOF_IDX,
@@ -24,29 +23,33 @@ from engines.backtracking.compiled.kernel.common import (
     TWO_VALUES,
     UNSAT,
     VALS,
-    W_INFO,
     W_SEED,
-    W_SOLS,
-    bad_var,
-    ctz,
     given_bit,
     njit,
     now,
+    opening,
+    record,
     table,
 )
+
+
+@njit(cache=True, inline="always")
+def toggle(used, gof_idx, a, b, bit):
+    """Put ``bit`` on the used-value masks of the groups ``gof_idx[a:b]``, or take it
+    off (it is on every one of them, or on none)."""
+    for j in range(a, b):
+        used[np.uint64(gof_idx[j])] ^= bit
 
 
 @njit(cache=True, _nrt=False)
 def search(blob, givens, limit, keep, deadline, work):
     """The reference search of ``backtracking.seed.search`` (same nodes)."""
+    info, sols, bad = opening(blob, givens, work)
+    if bad:
+        return bad, 0, 0, 0
     n, ng = blob[N_VARS], blob[N_GROUPS]
     vals, dom = table(blob, VALS), table(blob, DOM)
     gof_ptr, gof_idx = table(blob, GOF_PTR), table(blob, GOF_IDX)
-    info = work[blob[W_INFO]:blob[W_INFO] + 4]
-    sols = work[blob[W_SOLS]:]
-    info[0] = 0
-    if bad_var(givens, n, info):
-        return BADVAR, 0, 0, 0
     at = blob[W_SEED]
     assigned, order = work[at:at + n], work[at + n:at + 2 * n]
     remaining, used = work[at + 2 * n:at + 3 * n + 1], work[at + 3 * n + 1:at + 3 * n + 1 + ng]
@@ -81,10 +84,7 @@ def search(blob, givens, limit, keep, deadline, work):
     depth, entering = 0, True
     while depth >= 0:
         if depth == depth_max:                 # every blank filled: a solution
-            if count < keep:
-                for var in range(n):
-                    sols[count * n + var] = vals[ctz(assigned[var])]
-            count += 1
+            count = record(sols, count, keep, vals, assigned)
             if count >= limit:
                 status = SOLVED
                 break
@@ -99,26 +99,22 @@ def search(blob, givens, limit, keep, deadline, work):
                 free &= ~used[np.uint64(gof_idx[j])]
             remaining[depth] = free
         else:                                  # back from below: take the value off
-            bit = assigned[cell]
-            for j in range(a, b):
-                used[np.uint64(gof_idx[j])] ^= bit
+            toggle(used, gof_idx, a, b, assigned[cell])
             assigned[cell] = 0
         free = remaining[depth]
-        if not free:
+        if free:                               # the least value left goes on
+            bit = free & -free
+            remaining[depth], assigned[cell] = free ^ bit, bit
+            toggle(used, gof_idx, a, b, bit)
+            nodes += 1
+            depth += 1
+            entering = True
+            if not nodes & CHECK_SEED and now() >= deadline:
+                return TIMEOUT, count, nodes, backtracks
+        else:                                  # none: back up
             backtracks += 1
             depth -= 1
             entering = False
-            continue
-        bit = free & -free                     # the least value left
-        remaining[depth] = free ^ bit
-        assigned[cell] = bit
-        for j in range(a, b):
-            used[np.uint64(gof_idx[j])] |= bit
-        nodes += 1
-        depth += 1
-        entering = True
-        if not nodes & CHECK_SEED and now() >= deadline:
-            return TIMEOUT, count, nodes, backtracks
     if status == UNSAT and count:
         status = SOLVED
     return status, count, nodes, backtracks

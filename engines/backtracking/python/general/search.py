@@ -38,7 +38,6 @@ from engines.backtracking.python.general.compile import Compiled
 from engines.backtracking.python.general.linear import feasible
 from engines.backtracking.report import Goal, Report
 from engines.backtracking.shape import is_permutation, union_of
-from engines.contract import timed_out
 from puzzles.model import Linear, NotEqualOffset, Table
 
 CHECK_EVERY = 256          # nodes between deadline checks (a power of two)
@@ -208,16 +207,14 @@ class FastSearch(_GeneralSearch):
                 var = top[1]
                 doms[var] = b
                 nodes += 1
-                if not nodes & mask and timed_out(deadline):
-                    report.timed_out = True
+                if not nodes & mask and report.out_of_time(deadline):
                     break
                 if propagate(doms, [var]):
                     break
                 backtracks += 1
             else:
                 break
-        report.nodes, report.backtracks = nodes, backtracks
-        return report
+        return report.finish(nodes, backtracks)
 
     def choose(self, doms: list[int], lex: bool, start: int) -> int:
         """The variable to branch on, or -1 when all are fixed. ``lex``: the lowest
@@ -266,8 +263,9 @@ class SeedSearch(_GeneralSearch):
         """Variables in order, values ascending; givens (singletons) placed first.
         ``lex`` changes nothing: the first solution is the least anyway.
 
-        ``..seed.search`` is a deliberate copy of this walk for AllDifferent-only
-        models, its checks inlined; a change to the walk is a change to both.
+        The walk is the reference's (``..seed.search``, which runs it on
+        AllDifferent-only models with its checks inlined, for speed): the same
+        moves, so a change to one is a change to both.
         """
         values, n = self.shape.values, len(doms)
         report = Report()
@@ -300,39 +298,38 @@ class SeedSearch(_GeneralSearch):
         mask = CHECK_EVERY - 1
         depth, entering = 0, True
         while depth >= 0:
-            if depth == depth_max:
-                if report.found(tuple(assigned), keep) >= limit:
-                    break
-                depth -= 1
-                entering = False
-                continue
-            var = order[depth]
-            if entering:
-                remaining[depth] = doms[var]
-            else:
-                self._unplace(var, assigned[var], saved[depth], state)
-            free = remaining[depth]
-            while free:
-                b = free & -free
-                free ^= b
-                k = b.bit_length() - 1
-                if self._fits(var, k, state):
-                    break
-            else:
+            if depth < depth_max:
+                var = order[depth]
+                if entering:
+                    remaining[depth] = doms[var]
+                else:
+                    self._unplace(var, assigned[var], saved[depth], state)
+                k = self._least_fitting(var, remaining, depth, state)
+                if k >= 0:                     # placed: one level down
+                    saved[depth] = self._place(var, k, state)
+                    nodes, depth, entering = nodes + 1, depth + 1, True
+                    if not nodes & mask and report.out_of_time(deadline):
+                        break
+                    continue
                 backtracks += 1
-                depth -= 1
-                entering = False
-                continue
-            remaining[depth] = free
-            saved[depth] = self._place(var, k, state)
-            nodes += 1
-            depth += 1
-            entering = True
-            if not nodes & mask and timed_out(deadline):
-                report.timed_out = True
-                break
-        report.nodes, report.backtracks = nodes, backtracks
-        return report
+            elif report.found(tuple(assigned), keep) >= limit:
+                break                          # every variable placed: a solution
+            depth -= 1                         # back up: the next value one level up
+            entering = False
+        return report.finish(nodes, backtracks)
+
+    def _least_fitting(self, var: int, remaining: list[int], depth: int, state) -> int:
+        """The least value index left at ``depth`` that fits (taken off what remains
+        there), or -1 when none does."""
+        free = remaining[depth]
+        while free:
+            b = free & -free
+            free ^= b
+            k = b.bit_length() - 1
+            if self._fits(var, k, state):
+                remaining[depth] = free
+                return k
+        return -1
 
     def _fits(self, var: int, k: int, state) -> bool:
         assigned, used, lo, hi, alive, terms_of = state
