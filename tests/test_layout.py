@@ -52,6 +52,7 @@ def copy_of_the_code(tmp_path: Path) -> Path:
 @pytest.mark.parametrize("module, backward, contract", [
     ("compare/judge/verdict.py", "from compare.reporting import summary", "Layers"),
     ("compare/store/store.py", "import compare.api", "Layers"),
+    ("compare/errors.py", "from compare.store import files", "Layers"),
     ("engines/cpsat.py", "from puzzles.kinds.sudoku import Sudoku", "Engines know models"),
     ("puzzles/kinds/queens.py", "import engines", "Puzzles know their rules"),
     ("puzzles/kinds/sudoku.py", "from puzzles import loader", "No import cycles"),
