@@ -19,15 +19,7 @@ import traceback
 from functools import lru_cache
 from typing import Any, ClassVar
 
-from engines.contract import (
-    KEEP_SOLUTIONS,
-    MODES,
-    Outcome,
-    Result,
-    Status,
-    Unsupported,
-    describe,
-)
+from engines.contract import KEEP_SOLUTIONS, MODES, Outcome, Result, Status, Unsupported, describe
 from puzzles.model import AllDifferent, Model
 
 
