@@ -22,8 +22,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from compare.executors import executor_for
 from compare.executors.base import Executor
-from compare.executors.dask.executor import ClusterError, executor_named
+from compare.executors.dask.cluster import ClusterError
 from compare.judge.verdict import failures, findings
 from compare.plugins import PluginError, load_plugins
 from compare.reporting import summary
@@ -194,8 +195,8 @@ def run_comparison(puzzles: Iterable[str | Path | Puzzle] | None = None,
              "sample": sample, "seed": seed, "formulations": formulations,
              "memory_limit": memory_limit, "repeat_timeouts": repeat_timeouts}
     if executor is None or isinstance(executor, str):
-        executor = executor_named(executor, scheduler=scheduler, cluster=cluster, chunk=chunk,
-                                  workers=workers, plugins=",".join(loaded))
+        executor = executor_for(executor, scheduler=scheduler, cluster=cluster, chunk=chunk,
+                                workers=workers, plugins=",".join(loaded))
     temporary = out is None
     if temporary and resume:
         raise SettingsError("resume=True needs out=FOLDER, the folder of the run to continue")

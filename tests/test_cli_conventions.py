@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from compare.cli import main as cli_main
-from compare.run.runner import EtaLines
+from compare.run.progress import EtaLines
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "puzzles" / "samples" / "boj2239.txt"

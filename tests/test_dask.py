@@ -27,7 +27,7 @@ psutil = pytest.importorskip("psutil")
 from compare import run_comparison  # noqa: E402
 from compare.cli.run import main as run_main  # noqa: E402
 from compare.executors.dask.executor import DaskExecutor, merged_facts  # noqa: E402
-from compare.executors.local import executor as executor_module  # noqa: E402
+from compare.executors.local import supervision  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -330,7 +330,7 @@ def test_a_shape_warm_up_killed_at_its_limit_runs_again_on_either_executor(where
     1.1 s with its grace where longer): killed twice, the limit doubled each time, its
     task then runs and is solved, not a timeout; the verdict line counts the retries,
     on a Dask worker as in a local run."""
-    monkeypatch.setattr(executor_module, "WARMUP_LIMIT_S", 0.6)
+    monkeypatch.setattr(supervision, "WARMUP_LIMIT_S", 0.6)
     sixteen = tmp_path / "sixteen.txt"
     sixteen.write_text((REPO / "puzzles" / "data" / "gen-16x16-easy.txt").read_text())
     executor = DaskExecutor(cluster="local:1", plugins=PLUGINS) if where == "dask" else None

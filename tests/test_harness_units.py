@@ -392,8 +392,6 @@ def test_the_collector_is_kept_small_while_results_stream_and_put_back_after(tmp
     seen = []
 
     class Answers(Executor):
-        steerable = True
-
         def run(self, tasks, puzzles, skip=None, pauses=False):
             for task in tasks:
                 seen.append((gc.get_freeze_count(), gc.get_threshold()[0]))
@@ -402,7 +400,7 @@ def test_the_collector_is_kept_small_while_results_stream_and_put_back_after(tmp
                 yield None
 
     class Breaks(Executor):
-        def run(self, tasks, puzzles):
+        def run(self, tasks, puzzles, skip=None, pauses=False):
             raise RuntimeError("the executor fails")
             yield
 

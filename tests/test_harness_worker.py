@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 
 import tests.fake_engines  # noqa: F401  (registers the fake engines here)
-from compare.executors.local.worker.session import Session, WorkerInit, sendable
+from compare.executors.local.worker.session import Session, WorkerInit
+from compare.executors.local.worker.transport import sendable
 from compare.executors.tasks import Task
 from engines import Result, Status
 from puzzles.loader import load_puzzles

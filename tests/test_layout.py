@@ -64,7 +64,7 @@ def copy_of_the_code(tmp_path: Path) -> Path:
      "Private names stay in their module"),
     ("compare/reporting/report.py", "from compare.store import store; store._write_probe",
      "Private names stay in their module"),
-    ("compare/executors/dask/worker.py", "from compare.executors.local.worker.session import _serve",
+    ("compare/executors/dask/worker.py", "from compare.executors.local.worker.transport import _serve",
      "Private names stay in their module"),
     ("compare/judge/rules/xcsp3.py", "from puzzles.formats.xcsp3 import model", "The judge checks"),
     ("compare/judge/rules/xcsp3.py", "from puzzles.formats.xcsp3.terms import linear_form",

@@ -8,6 +8,7 @@ from compare import run_comparison
 from compare.executors.local.executor import LocalExecutor
 from compare.limits import SettingsError
 from compare.run import plan as plan_module
+from compare.settings import RunSettings
 
 EASY = "puzzles/data/gen-9x9-easy.txt"
 
@@ -49,14 +50,24 @@ def test_the_early_count_is_bounded_by_the_lines_and_the_sample(monkeypatch, tmp
     monkeypatch.setattr(LocalExecutor, "start", lambda self: made.append(self.workers))
     one = tmp_path / "one.txt"
     one.write_text(open(EASY).readline())
-    settings = {"puzzles": [str(one)], "repeat": 1, "sample": None, "memory_limit": None,
-                "mode": "first", "limit": 2}
-    assert plan_module._early_executor(settings, ["backtracking"], 2, None).workers == 1
-    settings.update(puzzles=[EASY], sample=1)
-    assert plan_module._early_executor(settings, ["backtracking"], 2, None).workers == 1
-    settings.update(sample=None, repeat=3)
-    assert plan_module._early_executor(settings, ["backtracking"], 2, None).workers == 2
+
+    def early(**settings) -> int:
+        executor = LocalExecutor(2, ["backtracking"])
+        run = RunSettings(**{"repeat": 1, **settings})
+        assert plan_module._started_early(executor, run, ["backtracking"], 2)
+        return executor.workers
+
+    assert early(puzzles=(str(one),)) == 1
+    assert early(puzzles=(EASY,), sample=1) == 1
+    assert early(puzzles=(EASY,), repeat=3) == 2
     assert made == [1, 1, 2]
+
+
+def test_small_files_start_nothing_early(tmp_path):
+    executor = LocalExecutor(2, ["backtracking"])
+    run = RunSettings(puzzles=("queens:4",), repeat=1)
+    assert not plan_module._started_early(executor, run, ["backtracking"], 2)
+    assert executor.pool == [] and executor.preparing is None
 
 
 def test_a_read_that_fails_after_an_early_start_leaves_no_process(monkeypatch, order,

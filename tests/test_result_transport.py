@@ -13,7 +13,8 @@ from dataclasses import fields, replace
 import pytest
 
 from compare.executors.base import Executor
-from compare.executors.local.worker.session import PackedResults, Session, WorkerInit, send_results
+from compare.executors.local.worker.session import Session, WorkerInit
+from compare.executors.local.worker.transport import PackedResults, send_results
 from compare.executors.tasks import PuzzleRecord, Task
 from compare.run.runner import answer_string, execute, puzzle_row
 from compare.store import store as store_module
@@ -215,7 +216,7 @@ class Answers(Executor):
                  fail_after: int | None = None, watch=None):
         self.answers, self.order, self.fail_after, self.watch = answers, order, fail_after, watch
 
-    def run(self, tasks, puzzles):
+    def run(self, tasks, puzzles, skip=None, pauses=False):
         tasks = list(tasks)
         order = self.order if self.order is not None else range(len(tasks))
         for count, index in enumerate(order):
@@ -223,6 +224,8 @@ class Answers(Executor):
                 raise RuntimeError("the executor fails")
             task = tasks[index]
             yield task, self.answers[task.puzzle_id]
+            if pauses:
+                yield None       # each result settled before the next comes
             if self.watch is not None:
                 self.watch()     # the previous result has been settled by now
 

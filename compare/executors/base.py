@@ -1,10 +1,10 @@
 """The executor interface and the limits every executor shares.
 
-``Executor`` is what the plan and the runner see: ``run(tasks, puzzles)``
-yields ``(task, result)`` as each task finishes, and the hooks around it are
-declared here with what each means when an executor has nothing to do for
-it. ``compare.executors.local.executor`` implements it with local worker processes,
-``compare.executors.dask.executor`` on a Dask cluster.
+``Executor`` is what the plan and the runner see, whatever runs the tasks:
+worker processes on this machine (``compare.executors.local``) or a Dask
+cluster (``compare.executors.dask``). Every executor implements every hook
+declared here, so the plan and the runner have one path for all of them;
+``compare.executors.executor_for`` makes one of any kind.
 """
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import math
 import os
 from abc import ABC, abstractmethod
 from collections import deque
+from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Iterator
 
 from compare.executors.tasks import Task
@@ -52,38 +53,69 @@ def grace_for(timeout: float) -> float:
 Skip = Callable[[Task], "Result | None"]
 
 
+@dataclass(frozen=True)
+class WorkerSetup:
+    """What an executor's workers are set up with for a run, given to ``bind`` as one
+    object: the engines they serve (canonical labels), how they warm up (the run's
+    mode, limit and formulations, so the warm-up meets the shapes the tasks will),
+    and the memory limit each worker is held to (MB; None: none)."""
+    engines: tuple[str, ...]
+    mode: str = "first"
+    limit: int = 2
+    formulations: tuple[str, ...] = ("alldiff",)
+    memory_limit: float | None = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "engines", tuple(self.engines))
+        object.__setattr__(self, "formulations", tuple(self.formulations or ("alldiff",)))
+
+
 class Executor(ABC):
-    """Where tasks run. The plan calls, in order: ``bind`` (the run's settings),
-    ``start`` (workers warm up while the store is read), ``fit`` (how many tasks
-    are left), then ``run``, ``facts``, ``close``; it reads and sets
-    ``local_workers`` and reads ``workers`` and ``gave_up``. Every hook but
-    ``run`` has a default that does nothing."""
+    """Where tasks run.
+
+    The plan makes an executor once (``executor_for``) and calls, in order:
+    ``bind`` once (the run's ``WorkerSetup``), ``start`` (the workers warm up
+    while the puzzles or the store are read; it may come before the tasks are
+    known), ``fit`` (how many tasks are left), then the runner calls ``run``
+    and reads ``facts``, and the plan calls ``close``. The plan reads
+    ``workers`` and ``gave_up``, and reads and caps ``local_workers``.
+    ``run`` must be implemented; the other hooks have a default that does
+    nothing, which the executors of this package each replace.
+    """
 
     workers: int | None = None   # tasks that can run at once; None until known
     gave_up: str | None = None   # why no worker could start, once the executor gave up
     # worker processes of a cluster the executor starts on this machine for the run
     # (None: it starts none, or the number is not its own); the plan caps it as it
-    # caps --workers, by the tasks and the memory available
+    # caps --workers, by the tasks and the memory available, before ``start``
     local_workers: int | None = None
-
-    steerable = False   # ``run`` takes ``skip`` and ``pauses`` (below)
+    setup: WorkerSetup | None = None   # what ``bind`` gave (or the executor was made with)
 
     @abstractmethod
-    def run(self, tasks: Iterable[Task], puzzles: dict) -> Iterator[tuple[Task, Result] | None]:
+    def run(self, tasks: Iterable[Task], puzzles: dict, skip: Skip | None = None,
+            pauses: bool = False) -> Iterator[tuple[Task, Result] | None]:
         """Yield ``(task, result)`` for every task, as each finishes.
 
-        A ``steerable`` executor's ``run`` also takes ``skip`` and ``pauses``.
+        ``puzzles`` maps each task's ``puzzle_id`` to its puzzle.
+
         ``skip(task)``, asked just before a task would be handed to a worker,
-        may answer it without running it (a ``Result`` to yield as its own);
-        ``None`` runs it (``take_runnable`` does the asking). With ``pauses``
-        it also yields ``None`` when what came in should be settled before it
-        hands out more or waits (the runner checks and stores results in
-        batches); without, the runner settles each result as it comes.
+        may answer it without running it: a ``Result`` to yield as the task's
+        own (a timeout's later repeat, unrun); ``None`` runs it.
+        ``take_runnable`` does the asking. An executor that hands out tasks in
+        groups asks it of each task as the task joins a group, so a verdict
+        that comes in meanwhile still counts.
+
+        ``pauses``: also yield ``None`` whenever what came in should be settled
+        (checked and stored by the runner, in a batch) before the executor
+        hands out more work or waits; the runner always asks for pauses.
+        Without, only results are yielded.
+
+        When ``run`` returns, every task has been yielded once, unless
+        ``gave_up`` says why the rest could not run.
         """
 
     @staticmethod
-    def take_runnable(pending: deque, skip: Skip | None,
-                      answered: list) -> bool:
+    def take_runnable(pending: deque, skip: Skip | None, answered: list) -> bool:
         """Answer the tasks at the head of ``pending`` that ``skip`` answers (into
         ``answered``, as ``(task, result)``); True when a task to run is at the head."""
         while pending:
@@ -93,22 +125,37 @@ class Executor(ABC):
             answered.append((pending.popleft(), stand_in))
         return False
 
-    def bind(self, engines: list[str], mode: str, limit: int,  # noqa: B027
-             formulations: Iterable[str], memory_limit: float | None = None) -> None:
-        """The run's engines, warm-up settings and memory limit, for an executor made
-        before the settings were known; one made with its own keeps them."""
+    def bind(self, setup: WorkerSetup) -> None:
+        """The run's ``WorkerSetup``, given once, before ``start``.
+
+        An executor made with a setup of its own keeps it, and takes only the
+        memory limit when it had none. An executor that derives state from
+        its setup overrides this and calls it first.
+        """
+        own = self.setup
+        if own is None:
+            self.setup = setup
+        elif own.memory_limit is None and setup.memory_limit is not None:
+            self.setup = replace(own, memory_limit=setup.memory_limit)
 
     def start(self) -> None:  # noqa: B027  (an executor may start its workers on first use)
-        """Start the workers now, so they warm up while the run is being prepared."""
+        """Start the workers now, so they warm up while the run is being prepared.
+
+        Called after ``bind``, perhaps before the tasks are known; calling it
+        again does nothing more. ``run`` starts whatever was not started yet.
+        """
 
     def fit(self, tasks: int) -> None:  # noqa: B027  (an executor may size itself as it goes)
-        """Only ``tasks`` remain (a resumed run): start no more workers than they need."""
+        """Only ``tasks`` remain (a resumed run, or fewer than the early estimate): use no
+        more workers than they need. An executor whose size is a cluster's keeps it."""
 
-    def close(self) -> None:  # noqa: B027  (an optional hook: most executors hold nothing)
-        """Release workers; ``run`` calls it when done, and so does ``with``."""
+    def close(self) -> None:  # noqa: B027  (an executor that holds nothing has nothing to do)
+        """Release the workers and whatever ``start`` made; safe to call more than once.
+        ``run`` calls it when done (unless told to keep its workers), and so does ``with``."""
 
     def facts(self) -> dict:
-        """What the executor measured about itself, for the run's record (warm-up costs)."""
+        """What the executor measured about itself, for the run's record (warm-up costs,
+        processes started, how memory was read); ``{}`` when it measured nothing."""
         return {}
 
     def __enter__(self):

@@ -21,8 +21,8 @@ from typing import Iterable
 
 import engines
 from compare.errors import CompareError, Exit
-from compare.executors.base import Executor
-from compare.executors.local.executor import LocalExecutor
+from compare.executors import executor_for
+from compare.executors.base import Executor, WorkerSetup
 from compare.executors.tasks import PuzzleRecord, build_tasks, sample_per_origin
 from compare.limits import RANGES, SettingsError, check_setting
 from compare.plugins import plugin_environment, plugin_hint
@@ -106,19 +106,29 @@ def _planned(folder: RunFolder, settings: dict, stored: bool, resume: bool,
     if settings["memory_limit"] and not sys.platform.startswith("linux"):
         raise SettingsError("--memory-limit needs Linux (it reads /proc and sets RLIMIT_AS)")
     objects = {f"{API_ORIGIN}:{i + 1}": p for i, p in enumerate(objects)}
-    early = None if executor is not None or objects else _early_executor(
-        settings, labels, workers, formulations)
+    if executor is None:
+        executor = executor_for(workers=workers)
+    executor.bind(worker_setup(settings, labels, formulations))   # once, whatever starts it
     try:
+        early = not objects and _started_early(executor, settings, labels, workers,
+                                               formulations)
         return _loaded(folder, settings, stored, resume, workers, chosen, labels, identities,
                        objects, formulations, executor, early)
     except BaseException:
-        if early is not None:
-            early.close()
+        executor.close()
         raise
 
 
-def _early_executor(settings: dict, labels: list[str], workers: int | None,
-                    formulations: list[str] | None) -> LocalExecutor | None:
+def worker_setup(settings: dict, labels: list[str],
+                 formulations: list[str] | None) -> WorkerSetup:
+    """What the run's workers are set up with: the engines, the settings their warm-up
+    follows, the memory limit (``Executor.bind``)."""
+    return WorkerSetup(tuple(labels), settings["mode"], settings["limit"],
+                       tuple(formulations or ("alldiff",)), settings["memory_limit"])
+
+
+def _started_early(executor: Executor, settings: dict, labels: list[str],
+                   workers: int | None, formulations: list[str] | None) -> bool:
     """Workers started before big puzzle files are read, so their start-up overlaps it.
 
     Reading 99,389 puzzles takes about 1.9 s, and a numba worker's start-up
@@ -129,22 +139,26 @@ def _early_executor(settings: dict, labels: list[str], workers: int | None,
     try:
         paths = [p for name in settings["puzzles"] or () for p in puzzle_paths(name)]
         if sum(os.path.getsize(p) for p in paths) < EARLY_START_BYTES:
-            return None
+            return False
         lines = sum(_lines(p) for p in paths)
     except (OSError, ValueError):    # reading them will say what is wrong, in one line
-        return None
+        return False
     puzzles = min(lines, settings["sample"] or lines)
     tasks = puzzles * len(labels) * settings["repeat"] * len(formulations or ("alldiff",))
-    count, _ = worker_count(workers, tasks, settings["memory_limit"])
-    executor = LocalExecutor(count, labels, settings["mode"], settings["limit"],
-                             formulations or ("alldiff",),
-                             memory_limit=settings["memory_limit"])
-    try:
-        executor.start()
-    except BaseException:
-        executor.close()
-        raise
-    return executor
+    executor.fit(worker_count(workers, tasks, settings["memory_limit"])[0])
+    _cap_cluster(executor, tasks, settings["memory_limit"])
+    executor.start()
+    return True
+
+
+def _cap_cluster(executor: Executor, tasks: int, memory_limit: float | None) -> str | None:
+    """A cluster the executor starts here is capped as ``--workers`` is; the note if cut."""
+    local = executor.local_workers
+    if not local:
+        return None
+    executor.local_workers, note = worker_count(local, tasks, memory_limit,
+                                                asked_as=f"--cluster local:{local}")
+    return note
 
 
 def _lines(path: str) -> int:
@@ -158,7 +172,7 @@ def _lines(path: str) -> int:
 def _loaded(folder: RunFolder, settings: dict, stored: bool, resume: bool,
             workers: int | None, chosen: str | None, labels: list[str], identities: dict,
             objects: dict, formulations: list[str] | None,
-            executor: Executor | None, early: LocalExecutor | None) -> Plan:
+            executor: Executor, early: bool) -> Plan:
     records, skipped, inputs = _records(settings, objects)
     tasks = build_tasks(records, labels, settings["mode"], settings["limit"],
                         settings["timeout"], settings["repeat"], formulations)
@@ -170,22 +184,11 @@ def _loaded(folder: RunFolder, settings: dict, stored: bool, resume: bool,
     count, note = worker_count(workers, len(tasks), settings["memory_limit"])
     if note:
         print(f"note: {note}", file=sys.stderr)
-    local = executor.local_workers if executor is not None else None
-    if local:                    # a cluster started here: capped as --workers is
-        executor.local_workers, local_note = worker_count(
-            local, len(tasks), settings["memory_limit"], asked_as=f"--cluster local:{local}")
-        if local_note and not note:
-            print(f"note: {local_note}", file=sys.stderr)
+    local_note = None if early else _cap_cluster(executor, len(tasks), settings["memory_limit"])
+    if local_note and not note:
+        print(f"note: {local_note}", file=sys.stderr)
     folder.prepare(resume)
-    if early is not None:
-        executor = early
-        executor.fit(count)          # started on a bound: no more than needed now
-    elif executor is None:
-        executor = LocalExecutor(count, labels, settings["mode"], settings["limit"],
-                                 formulations or ("alldiff",),
-                                 memory_limit=settings["memory_limit"])
-    executor.bind(labels, settings["mode"], settings["limit"], formulations or ("alldiff",),
-                  memory_limit=settings["memory_limit"])
+    executor.fit(count)     # made for --workers, or started on an estimate: as the tasks need
     plan = Plan(settings, stored, labels, identities, chosen, executor, folder, count,
                 records=records, skipped=skipped, inputs=inputs, tasks=tasks)
     try:

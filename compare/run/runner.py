@@ -24,13 +24,13 @@ from compare.executors.base import Executor
 from compare.executors.tasks import PuzzleRecord, Task
 from compare.facts import Fact
 from compare.judge.batch import Claim, verify_many
+from compare.run.progress import progress_bar
 from compare.store.store import Store
 from engines import ANSWERED, Result, Status, status_word
 
 SHOUT_AT_MOST = 10     # wrong answers shouted while running; the report lists all
 BATCH = 2048           # results checked and stored together, at most
 STATS_MAX_CHARS = 16_384   # engine statistics kept per task, as JSON text
-ETA_EVERY_S = 10.0     # progress lines this far apart when stderr is no terminal
 YOUNG_OBJECTS = 50_000  # the collector's first threshold while results stream: a batch
                         # of results lives and dies between two collections, unwalked
 SOLVED, UNSAT, TIMEOUT = Status.SOLVED.value, Status.UNSAT.value, Status.TIMEOUT.value
@@ -328,7 +328,7 @@ def execute(tasks: list[Task], records: dict[str, PuzzleRecord], executor: Execu
     flowing, every answer checked here as it comes. A task that timed out is
     not run again on later repeats unless ``repeat_timeouts`` (``TimeoutsOnce``).
     """
-    bar = _progress(len(tasks), progress)
+    bar = progress_bar(len(tasks), progress)
     started = time.perf_counter() if started is None else started
     cpu, first, last = time.process_time(), None, None
     tally = {"wrong": 0, "task_s": 0.0, "stored": 0}
@@ -369,12 +369,8 @@ def execute(tasks: list[Task], records: dict[str, PuzzleRecord], executor: Execu
 
     collector_quiet()
     try:
-        if executor.steerable:
-            stream = executor.run(tasks, puzzles, skip=once.skip if once else None,
-                                  pauses=True)
-        else:                    # one result at a time, each settled as it comes
-            stream = (item for done in executor.run(tasks, puzzles) for item in (done, None))
-        for done in stream:
+        for done in executor.run(tasks, puzzles, skip=once.skip if once else None,
+                                 pauses=True):
             if done is not None:
                 last = time.perf_counter() - started
                 first = first or last
@@ -430,54 +426,6 @@ def collector_back() -> None:
         if _COLLECTOR["runs"] == 0:
             gc.unfreeze()        # collectable again, at the next full collection
             gc.set_threshold(*_COLLECTOR["thresholds"])
-
-
-def _progress(total: int, wanted: bool):
-    """A tqdm bar on a terminal; elsewhere (a log file, CI) a plain line now and then."""
-    if not wanted or total == 0:
-        return None
-    if not sys.stderr.isatty():
-        return EtaLines(total)
-    from tqdm import tqdm
-    return tqdm(total=total, unit="task", smoothing=0.05, dynamic_ncols=True)
-
-
-class EtaLines:
-    """Progress for a log: one line every ``every_s`` seconds, done/total and time left.
-
-    The estimate is the elapsed time per finished task times the tasks left;
-    it is as rough as the tasks are unequal, and said as "about".
-    """
-
-    def __init__(self, total: int, every_s: float = ETA_EVERY_S):
-        self.total, self.every_s, self.done = total, every_s, 0
-        self.start = self.last = time.monotonic()
-
-    def update(self, n: int = 1) -> None:
-        self.done += n
-        now = time.monotonic()
-        if now - self.last >= self.every_s and self.done < self.total:
-            self.last = now
-            print(self.line(now - self.start), file=sys.stderr, flush=True)
-
-    def line(self, elapsed: float) -> str:
-        left = elapsed / self.done * (self.total - self.done) if self.done else None
-        return (f"progress: {self.done}/{self.total} tasks ({self.done / self.total:.0%}), "
-                f"{_clock(elapsed)} elapsed, "
-                + (f"about {_clock(left)} left" if left is not None else "time left unknown"))
-
-    def write(self, message: str, file=None) -> None:
-        print(message, file=file or sys.stderr)
-
-    def close(self) -> None:
-        pass
-
-
-def _clock(seconds: float) -> str:
-    minutes, secs = divmod(int(round(seconds)), 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s" if minutes \
-        else f"{secs}s"
 
 
 def _shout(bar, message: str) -> None:

@@ -13,7 +13,7 @@ host.
   waits at most ``CONNECT_S`` for it.
 * **Hard limits** stay where a local run has them: a worker plugin gives
   every Dask worker thread one persistent, warmed-up solver process
-  (``dask_worker``), killed and replaced when a task overruns.
+  (``dask.worker``), killed and replaced when a task overruns.
 * **Chunks**: a Dask task is a chunk of tasks, sized so that a chunk takes
   about ``TARGET_CHUNK_S`` (less near the end; ``chunk=N`` fixes the size),
   so scheduling costs stay small next to millisecond puzzles. Each worker
@@ -22,7 +22,7 @@ host.
 * **Faults**: the chunks of a worker that dies run again elsewhere (rerun by
   the scheduler, or resubmitted from here where the scheduler reruns
   nothing, as a local cluster's does); a task that kills two workers in a
-  row is recorded ``crashed`` (see ``dask_worker``). Every task is yielded
+  row is recorded ``crashed`` (see ``dask.worker``). Every task is yielded
   once, whatever ran twice.
 
 ``distributed`` is an optional dependency (the "dask" extra): it is imported
@@ -30,24 +30,30 @@ when a Dask run starts, never by a local run.
 """
 from __future__ import annotations
 
-import asyncio
-import importlib.util
 import logging
 import math
 import os
-import socket
 import time
 import uuid
 from collections import deque
-from contextlib import ExitStack, contextmanager, suppress
+from contextlib import ExitStack, suppress
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-from compare.errors import CompareError
-from compare.executors.base import Executor, Skip
+from compare.executors.base import Executor, Skip, WorkerSetup
+from compare.executors.dask.cluster import (
+    DEBUG_ENV,
+    QUIET_CLUSTER,
+    ClusterError,
+    can_connect,
+    first_line,
+    local_cluster_size,
+    probe,
+    quiet_dask_logs,
+    scheduler_address,
+)
 from compare.executors.local.processes import main_hidden, start_forkserver
 from compare.executors.tasks import Task
-from compare.limits import RANGES, range_text
 from compare.plugins import plugin_list
 from engines import Result, Status
 
@@ -59,93 +65,8 @@ MAX_CHUNK = 5000
 CHUNKS_PER_THREAD = 2     # chunks in hand per worker thread: one running, one waiting
 RESUBMITS = 2             # a chunk whose workers keep dying, with no culprit found
 PLUGIN_PREFIX = "csp-compare-solvers-"
-# Housekeeping a local cluster can do without: it serves no dashboard, and its
-# scheduler and workers share this process, which checks every answer. Measured
-# idle cost of a two-worker local cluster on 2 cores: 0.037 to 0.046 s of CPU per
-# second with Dask's defaults, 0.005 to 0.006 with these.
-QUIET_CLUSTER = {
-    "distributed.worker.profile.enabled": False,
-    "distributed.scheduler.work-stealing": False,
-    "distributed.admin.tick.interval": "500ms",
-    "distributed.admin.system-monitor.interval": "2s",
-    "distributed.worker.memory.monitor-interval": "1s",
-}
-LOCAL = "local:"
-DEBUG_ENV = "COMPARE_DEBUG"     # set: distributed's own log reaches the console
-QUIET_LOGGERS = ("distributed", "tornado")
 
-
-class ClusterError(CompareError, RuntimeError):
-    """The cluster cannot run the comparison (unreachable, engines missing): exit 2."""
-
-
-SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")     # Dask's network transports
-SECURE = ("tls", "wss")
-
-
-def scheduler_address(text: str) -> str:
-    """A scheduler address Dask can connect to, checked before anything connects.
-
-    ``[SCHEME://]HOST:PORT`` with a known network scheme (``tcp`` when none is
-    given), a host and a port from 1 to 65535; anything else is a
-    ``ClusterError`` in one line. ``inproc://`` names a scheduler inside this
-    very process, never a running cluster.
-    """
-    address = str(text).strip()
-    shown = f"--scheduler {address!r}"
-    scheme, sep, rest = address.partition("://")
-    if not sep:
-        scheme, rest = "tcp", address
-    scheme = scheme.lower()
-    if scheme == "inproc":
-        raise ClusterError(f"{shown}: inproc:// addresses exist only inside one process; "
-                           "give a running scheduler's address, e.g. tcp://HOST:8786, or "
-                           "--cluster local:N")
-    if scheme not in SCHEMES:
-        raise ClusterError(f"{shown}: unknown scheme {scheme + '://'!r} (Dask schedulers "
-                           f"listen on {', '.join(s + '://' for s in SCHEMES)})")
-    host, colon, port = rest.rpartition(":")
-    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
-    if not colon or not host or "/" in rest:
-        raise ClusterError(f"{shown}: expected {scheme}://HOST:PORT, e.g. {scheme}://"
-                           "10.0.0.5:8786")
-    if not port.isdigit() or not 1 <= int(port) <= 65535:
-        raise ClusterError(f"{shown}: port {port!r} is not a number from 1 to 65535")
-    return f"{scheme}://{rest}"
-
-
-def executor_named(name: str | None, *, scheduler: str | None = None, cluster=None,
-                   chunk: int | None = None, workers: int | None = None,
-                   plugins: str | None = None) -> Executor | None:
-    """The executor the settings ask for; ``None`` means the local one.
-
-    ``scheduler``, ``cluster`` and ``chunk`` imply Dask. Dask with neither a
-    scheduler (nor ``DASK_SCHEDULER_ADDRESS``) nor a cluster runs a local
-    cluster of ``workers`` processes.
-    """
-    dask_options = scheduler is not None or cluster is not None or chunk is not None
-    if name not in (None, "local", "dask"):
-        raise ClusterError(f"executor {name!r}: choose local or dask")
-    if name == "local" and dask_options:
-        raise ClusterError("--scheduler, --cluster and --chunk go with --executor dask")
-    if name != "dask" and not dask_options:
-        return None
-    if scheduler is None and cluster is None:
-        scheduler = os.environ.get("DASK_SCHEDULER_ADDRESS") or None
-    return DaskExecutor(scheduler=scheduler, cluster=cluster, chunk=chunk, workers=workers,
-                        plugins=plugins)
-
-
-def local_cluster_size(spec) -> int:
-    """N from ``local:N`` (or N itself), in the range of ``--workers``; the run then caps
-    it as it caps ``--workers``, by its tasks and the memory available."""
-    text = str(spec)
-    count = text[len(LOCAL):] if text.startswith(LOCAL) else text
-    _, low, high = RANGES["workers"]
-    if not count.isdigit() or not low <= int(count) <= high:
-        raise ClusterError(f"--cluster {spec}: expected local:N with N worker processes, "
-                           f"N in {range_text('workers')}")
-    return int(count)
+__all__ = ["ClusterError", "DaskExecutor", "merged_facts"]
 
 
 @dataclass
@@ -156,9 +77,11 @@ class _Chunk:
 
 
 class DaskExecutor(Executor):
-    """Tasks in chunks on a Dask cluster (see the module docstring)."""
+    """Tasks in chunks on a Dask cluster (see the module docstring).
 
-    steerable = True
+    Made with ``engines`` (and the warm-up settings and memory limit beside
+    them) it is bound already; made without, ``bind`` gives them.
+    """
 
     def __init__(self, engines: list[str] | None = None, mode: str = "first", limit: int = 2,
                  formulations: Iterable[str] = ("alldiff",), *, scheduler: str | None = None,
@@ -179,9 +102,9 @@ class DaskExecutor(Executor):
         self.plugins = plugin_list(plugins)
         self.security = security
         self.connect_s = connect_s
-        self.engines = list(engines) if engines else None
-        self.warm = (mode, limit, tuple(formulations))
-        self.memory_limit = memory_limit
+        if engines:
+            self.setup = WorkerSetup(tuple(engines), mode, limit, tuple(formulations),
+                                     memory_limit)
         self.workers = self.local_workers or 1      # worker threads, counted once connected
         self.gave_up: str | None = None
         self.per_task_s: float | None = None
@@ -196,22 +119,12 @@ class DaskExecutor(Executor):
         self._track_tries = True
         self._facts: dict = {}
 
-    def bind(self, engines: list[str], mode: str, limit: int, formulations: Iterable[str],
-             memory_limit: float | None = None) -> None:
-        """The run's engines, warm-up settings and memory limit, for an executor made
-        without them."""
-        if self.engines is None:
-            self.engines = list(engines)
-            self.warm = (mode, limit, tuple(formulations))
-        if self.memory_limit is None:
-            self.memory_limit = memory_limit
-
     # ----- cluster -------------------------------------------------------------------
     def start(self) -> None:
         """Connect (or start the local cluster) and set up every worker's solver processes."""
         if self._client is not None:
             return
-        if not self.engines:
+        if self.setup is None:
             raise ClusterError("the dask executor needs the run's engines before it starts")
         try:
             self._connect()
@@ -262,22 +175,21 @@ class DaskExecutor(Executor):
         limit = dask.config.get("distributed.comm.timeouts.connect")
         wait_s = min(self.connect_s, dask.utils.parse_timedelta(limit, default="s"))
         security = self.security or distributed.Security()
-        _can_connect(self.scheduler, security)
-        _probe(self.scheduler, security, wait_s)
+        can_connect(self.scheduler, security)
+        probe(self.scheduler, security, wait_s)
         try:
             self._client = distributed.Client(self.scheduler, timeout=wait_s,
                                               set_as_default=False, security=security)
         except (OSError, TimeoutError, ValueError) as exc:
             raise ClusterError(f"cannot reach the Dask scheduler at {self.scheduler} "
-                               f"(waited {wait_s:g} s: {_first_line(exc)})") from None
+                               f"(waited {wait_s:g} s: {first_line(exc)})") from None
 
     def _set_up_workers(self) -> None:
         from compare.executors.dask import worker as dask_worker
         client = self._client
         self._drop_stale_plugins()
         name = PLUGIN_PREFIX + client.id
-        plugin = dask_worker.SolverPlugin(self.engines, *self.warm, self.plugins,
-                                          self.memory_limit)
+        plugin = dask_worker.SolverPlugin(self.setup, self.plugins)
         client.register_plugin(plugin, name=name)
         self._plugin_name = name
         problems = sorted({p for p in client.run(dask_worker.problem_of, name).values() if p})
@@ -300,6 +212,10 @@ class DaskExecutor(Executor):
         with suppress(Exception):
             for name in self._client.run_on_scheduler(stale):
                 self._client.unregister_worker_plugin(name)
+
+    def fit(self, tasks: int) -> None:
+        """Nothing to do: a cluster's size is its own (a local one's, ``local_workers``,
+        the plan caps before ``start``), and chunks shrink near the end of a run."""
 
     def _threads(self, refresh: bool = False) -> int:
         """Worker threads in the cluster now (asked at most every 2 s)."""
@@ -435,7 +351,7 @@ class DaskExecutor(Executor):
             raise ClusterError(str(error))
         if not isinstance(error, KilledWorker):
             raise ClusterError(f"a chunk failed on the Dask cluster: "
-                               f"{type(error).__name__}: {_first_line(error)}")
+                               f"{type(error).__name__}: {first_line(error)}")
         # the scheduler gave up on the chunk: its workers kept dying
         state = {}
         with suppress(Exception):
@@ -488,96 +404,7 @@ def merged_facts(parts: list[dict]) -> dict:
             "memory_limit_mb": parts[0].get("memory_limit_mb")}
 
 
-@contextmanager
-def quiet_dask_logs():
-    """While the executor lives, nothing from ``distributed``'s loggers reaches the console.
-
-    A run says what went wrong in one line of its own (a scheduler that went
-    away, a worker that died); Dask's log of the same events (reconnect
-    attempts, closing comms, tracebacks) is noise before that line. Dask sets
-    levels on child loggers too (``distributed.client``), so each one that
-    exists is silenced, and the parents' level covers those made later.
-    ``COMPARE_DEBUG=1`` leaves them as they are.
-    """
-    manager = logging.root.manager
-    names = [name for name in list(manager.loggerDict)
-             if name.split(".")[0] in QUIET_LOGGERS] + list(QUIET_LOGGERS)
-    loggers = {logging.getLogger(name) for name in names}
-    before = {logger: logger.level for logger in loggers}
-    for logger in loggers:
-        logger.setLevel(logging.CRITICAL + 1)
-    try:
-        yield
-    finally:
-        for logger, level in before.items():
-            logger.setLevel(level)
-
-
-def _can_connect(address: str, security) -> None:
-    """What the address's scheme needs here: TLS settings, the UCX package."""
-    scheme = address.partition("://")[0]
-    if scheme in SECURE and security.get_connection_args("client").get("ssl_context") is None:
-        raise ClusterError(f"--scheduler {address}: {scheme}:// needs Dask's TLS settings "
-                           "(distributed.comm.tls.ca-file, .client.cert and .client.key in "
-                           "the Dask configuration, or a Security object from the API)")
-    if scheme == "ucx" and not any(importlib.util.find_spec(m) for m in ("ucp", "ucxx")):
-        raise ClusterError(f"--scheduler {address}: ucx:// needs UCX for Python (the ucx-py "
-                           "or ucxx package), which is not installed here")
-
-
-def _probe(address: str, security, wait_s: float) -> None:
-    """Connect and ask who answers, all within ``wait_s``: a ``ClusterError`` unless a
-    Dask scheduler does. ``distributed.Client`` would otherwise retry a refused
-    port until its timeout, log, and once it has failed hold the process a
-    further 20 s while it closes."""
-    from distributed.comm import connect
-
-    start = time.monotonic()
-    _tcp_reachable(address, wait_s)
-    left = max(0.1, wait_s - (time.monotonic() - start))
-
-    async def ask():
-        comm = await connect(address, timeout=left, **security.get_connection_args("client"))
-        try:
-            await comm.write({"op": "identity"})
-            return await comm.read()
-        finally:
-            comm.abort()
-
-    not_dask = f"--scheduler {address}: something answers there, but not as a Dask scheduler"
-    try:
-        reply = asyncio.run(asyncio.wait_for(ask(), left))
-    except (asyncio.TimeoutError, TimeoutError):
-        raise ClusterError(f"{not_dask} (no Dask answer within {wait_s:g} s)") from None
-    except Exception as exc:
-        raise ClusterError(f"{not_dask} ({_first_line(exc)})") from None
-    if not isinstance(reply, dict) or reply.get("type") != "Scheduler":
-        raise ClusterError(not_dask)
-
-
-def _tcp_reachable(address: str, wait_s: float) -> None:
-    """A plain TCP connection first: a refused port is said at once, a host that
-    never answers after ``wait_s``. (UCX does not go over TCP: Dask's connect tells.)"""
-    scheme, _, rest = address.partition("://")
-    if scheme == "ucx":
-        return
-    host, _, port = rest.rpartition(":")
-    host = host[1:-1] if host.startswith("[") else host
-    try:
-        socket.create_connection((host, int(port)), timeout=wait_s).close()
-    except socket.timeout:
-        raise ClusterError(f"cannot reach the Dask scheduler at {address} (no answer "
-                           f"within {wait_s:g} s)") from None
-    except OSError as exc:
-        raise ClusterError(f"cannot reach the Dask scheduler at {address} "
-                           f"({exc.strerror or _first_line(exc)})") from None
-
-
 def _crashed(task: Task, why: str) -> Result:
     return Result(task.engine, "", "", task.mode, Status.CRASHED, message=why)
 
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip() or type(exc).__name__
-    return text.splitlines()[0]
 

@@ -18,7 +18,7 @@ it ``crashed`` (it killed two workers in a row) and carries on with the
 rest. The metadata is Dask's own (``Client.set_metadata``), and goes when
 the chunk's key is forgotten.
 
-This module needs ``distributed`` (the "dask" extra); ``dask_executor``
+This module needs ``distributed`` (the "dask" extra); ``dask.executor``
 imports it only when a run uses Dask.
 """
 from __future__ import annotations
@@ -32,6 +32,7 @@ import time
 from distributed import Reschedule, WorkerPlugin, get_client, get_worker
 
 import engines
+from compare.executors.base import WorkerSetup
 from compare.executors.local.executor import LocalExecutor
 from compare.executors.tasks import Task
 from compare.plugins import PluginError, load_plugins
@@ -46,13 +47,14 @@ class WorkerUnfit(RuntimeError):
     """This worker cannot run the comparison (an engine or a plugin is missing)."""
 
 
-def solver_slot(labels: list[str], mode: str, limit: int, formulations: tuple,
-                plugins: list[str], memory_limit: float | None = None) -> LocalExecutor:
+def solver_slot(setup: WorkerSetup, plugins: list[str]) -> LocalExecutor:
     """A one-process ``LocalExecutor`` whose process outlives ``run``: it stays, warm,
-    for the next chunk, and goes with ``close``; it holds the run's memory limit as a
-    local run's workers do."""
-    return LocalExecutor(1, labels, mode, limit, formulations, plugins=",".join(plugins),
-                         memory_limit=memory_limit, keep_workers=True, starting=_STARTING)
+    for the next chunk, and goes with ``close``; bound to the run's setup, it holds the
+    run's memory limit as a local run's workers do."""
+    slot = LocalExecutor(1, plugins=",".join(plugins), keep_workers=True,
+                         starting=_STARTING)
+    slot.bind(setup)
+    return slot
 
 
 def missing_engines(labels: list[str]) -> list[str]:
@@ -71,12 +73,9 @@ def missing_engines(labels: list[str]) -> list[str]:
 class SolverPlugin(WorkerPlugin):
     """Per Dask worker: the run's plugins, an engine check, the solver processes."""
 
-    def __init__(self, labels: list[str], mode: str, limit: int, formulations: tuple,
-                 plugins: list[str], memory_limit: float | None = None):
-        self.labels = list(labels)
-        self.warm = (mode, limit, tuple(formulations))
+    def __init__(self, setup: WorkerSetup, plugins: list[str]):
+        self.run_setup = setup       # (``setup`` is the plugin hook Dask calls)
         self.plugins = list(plugins)
-        self.memory_limit = memory_limit
         self.problem: str | None = None
         self.host = ""
         self.stopping = False
@@ -98,7 +97,7 @@ class SolverPlugin(WorkerPlugin):
         except PluginError as err:
             self.problem = f"Dask worker on {self.host}: {err}"
             return
-        missing = missing_engines(self.labels)
+        missing = missing_engines(list(self.run_setup.engines))
         if missing:
             self.problem = f"Dask worker on {self.host} lacks engine {', '.join(missing)}"
             return
@@ -107,7 +106,7 @@ class SolverPlugin(WorkerPlugin):
         # teardown stops them, and they exit when the worker's pipe closes.
         mp.current_process().daemon = False
         for _ in range(max(1, threads)):
-            slot = solver_slot(self.labels, *self.warm, self.plugins, self.memory_limit)
+            slot = solver_slot(self.run_setup, self.plugins)
             slot.start()
             self._idle.append(slot)
             self._slots.append(slot)

@@ -1,12 +1,15 @@
 """Run tasks in long-lived worker processes on this machine, with limits enforced
 from outside.
 
-``LocalExecutor`` implements the ``Executor`` interface (``executor_api``,
-with the limits every executor shares). What the parent keeps about each
-worker and the waiting tasks is ``pool``; what runs inside a worker
-(warm-up, measurement, the message protocol) is ``compare.executors.local.worker.session``,
-and how a worker process is started and made to die with its parent is
-``compare.executors.local.processes``; other executors reuse them.
+``LocalExecutor`` implements the ``Executor`` interface (``executors.base``,
+with the limits every executor shares). This module is its schedule: which
+task goes to which worker, and when. The parent's watch over each worker
+process (start, messages, limits, kill and replace) is ``supervision``; what
+the parent keeps about each worker and the waiting tasks is ``pool``; what
+runs inside a worker is ``worker.session`` (warm-up, measurement) and
+``worker.transport`` (the message protocol); how a solver process is
+started and made to die with its parent is ``processes``. Other executors
+reuse them.
 
 Why this shape:
 
@@ -23,7 +26,7 @@ Why this shape:
   starts one for an engine when its tasks come up. Past ``max_processes``
   the idle process used least recently stops first.
 * Workers live for the whole run, so imports (OR-Tools takes most of a second)
-  are paid once; each warms every shape it meets before timing it (``worker``).
+  are paid once; each warms every shape it meets before timing it (``worker.session``).
 * Scheduling is dynamic: a free core goes to the engine whose oldest waiting
   task is oldest (tasks come interleaved by puzzle, so engines go through the
   puzzles side by side and slow drift of the machine falls on all alike), and
@@ -36,7 +39,7 @@ Why this shape:
   task; a task not known to be short travels alone, so two long tasks never
   queue behind each other. When a task runs long after all, and another
   worker is idle with nothing left to hand out, the tasks queued behind it
-  are taken back (the token pipe of ``worker``) and go to the idle worker.
+  are taken back (the token pipe of ``worker.transport``) and go to the idle worker.
 * A puzzle object crosses the pipe once per worker, not once per task.
 * Workers report short tasks' results together, every ``worker.REPORT_S``
   (a wake-up of the parent per result preempted a worker on a busy machine:
@@ -63,28 +66,12 @@ from itertools import islice
 from multiprocessing.connection import wait
 from typing import Iterable, Iterator
 
-from compare.executors.base import (
-    START_LIMIT_ENV,
-    WARMUP_LIMIT_S,
-    WARMUP_RETRIES,
-    Executor,
-    Skip,
-    grace_for,
-    start_limit,
-)
+from compare.executors.base import Executor, Skip, WorkerSetup, start_limit
 from compare.executors.local import processes
-from compare.executors.local.pool import (
-    Pending,
-    Worker,
-    drain,
-    file_of,
-    lost_result,
-    modules_for,
-    release,
-    spread,
-)
+from compare.executors.local.pool import Pending, Worker, drain, modules_for, release, spread
 from compare.executors.local.preparation import Preparations
-from compare.executors.local.worker.session import WorkerInit, rss_mb, worker_main
+from compare.executors.local.supervision import Supervisor
+from compare.executors.local.worker.session import rss_mb
 from compare.executors.tasks import Task
 from compare.plugins import plugin_list
 from engines import Result, Status
@@ -94,23 +81,26 @@ CHUNK_S = 0.05            # about this much expected work per chunk of short tas
 MAX_CHUNK = 1024          # enough microsecond solves to fill a chunk's CHUNK_S, so a
                           # worker does not wait for the parent between short chunks
 TAKE_BACK_AFTER_S = 0.02  # a task running longer may lose the tasks queued behind it
-MAX_FAILED_STARTS = 3     # workers in a row that die before they are ready
 WAITING_SCAN = 256        # queued tasks looked at for one that need not wait
 MEMORY_POLL_S = 0.02      # how often busy workers' memory is read under a memory limit
 
 
-class LocalExecutor(Executor):
-    """Worker processes on this machine (see the module docstring)."""
+class LocalExecutor(Supervisor, Executor):
+    """Worker processes on this machine (see the module docstring).
 
-    steerable = True
+    ``workers``: the cores it may use at once (default: one per core).
+    Made with ``engines`` (and the warm-up settings and memory limit beside
+    them) it is bound already; made without, ``bind`` gives them.
+    """
 
-    def __init__(self, workers: int, engines: list[str], mode: str = "first",
-                 limit: int = 2, formulations: Iterable[str] = ("alldiff",),
+    def __init__(self, workers: int | None = None, engines: list[str] | None = None,
+                 mode: str = "first", limit: int = 2,
+                 formulations: Iterable[str] = ("alldiff",),
                  start_method: str | None = None, warmup: bool = True,
                  plugins: str | None = None, memory_limit: float | None = None,
                  max_processes: int | None = None, keep_workers: bool = False,
                  starting=None):
-        self.workers = max(1, workers)
+        self.workers = max(1, workers or os.cpu_count() or 1)
         self.max_processes = max_processes
         # keep_workers: ``run`` leaves the workers up, warm, for the next call; only
         # ``close`` stops them. starting: a lock held while a worker process starts,
@@ -119,10 +109,10 @@ class LocalExecutor(Executor):
         self.starting = starting if starting is not None else nullcontext()
         # plugin modules the workers import (default: as this process has them)
         self.plugins = plugin_list(plugins)
-        self.engines = list(engines)
-        self.warm = (mode, limit, tuple(formulations))
-        self.memory_limit = memory_limit
-        self.skip_warmup: set[str] = set() if warmup else set(self.engines)
+        self.warmup = warmup                 # False: workers skip the start-up warm-up
+        self.engines: list[str] = []         # these three come with the setup (``bind``)
+        self.memory_limit: float | None = None
+        self.skip_warmup: set[str] = set()
         self.ctx = mp.get_context(start_method or processes.start_method())
         if self.ctx.get_start_method() == "forkserver":
             self.ctx.set_forkserver_preload(processes.preload_modules())
@@ -138,11 +128,22 @@ class LocalExecutor(Executor):
         self.skip: Skip | None = None
         self.started: dict[str, int] = {}   # worker processes started per engine
         self.preparing: Preparations | None = None   # engines' one-off work, before workers
+        if engines:
+            self.bind(WorkerSetup(tuple(engines), mode, limit, tuple(formulations),
+                                  memory_limit))
+
+    def bind(self, setup: WorkerSetup) -> None:
+        super().bind(setup)
+        self.engines = list(self.setup.engines)
+        self.memory_limit = self.setup.memory_limit
+        self.skip_warmup = set() if self.warmup else set(self.engines)
 
     # ----- the run loop -------------------------------------------------------
     def start(self) -> None:
         """Start the engines' preparations, then the first engines' workers now (``run``
         starts each on first use)."""
+        if self.setup is None:
+            raise RuntimeError("the local executor starts once bound to a run (bind)")
         free = self.workers - len(self.pool) - self._prepare()
         ready = [e for e in self.engines if not self.preparing.holds(e)]
         for index in range(free if ready else 0):
@@ -266,19 +267,6 @@ class LocalExecutor(Executor):
         self._stop(min(idle, key=lambda w: w.since))
         return True
 
-    def _stop(self, w: Worker) -> None:
-        """An idle worker finishes and leaves the pool."""
-        self.pool.remove(w)
-        try:
-            w.conn.send(None)
-        except (OSError, ValueError):
-            pass
-        w.proc.join(1)
-        if w.proc.is_alive():
-            w.proc.kill()
-            w.proc.join(1)
-        release(w)
-
     def _chunk(self, pending: deque, answered: list) -> list[Task]:
         """The next tasks for one worker: alone unless known short, then about CHUNK_S.
 
@@ -340,15 +328,6 @@ class LocalExecutor(Executor):
             return None
         return max(0.001, min(holders) + TAKE_BACK_AFTER_S - time.perf_counter())
 
-    def _guess(self, task: Task) -> float | None:
-        found = self.guesses.get((task.engine, file_of(task)))
-        return found if found is not None else self.guesses.get(task.engine)
-
-    def _learn(self, task: Task, seconds: float) -> None:
-        for key in ((task.engine, file_of(task)), task.engine):
-            old = self.guesses.get(key)
-            self.guesses[key] = seconds if old is None else 0.5 * old + 0.5 * seconds
-
     def _collect(self, pending: Pending) -> Iterator[tuple[Task, Result]]:
         busy = [w for w in self.pool if w.busy]
         waitables = [w.proc.sentinel for w in busy] + [w.conn for w in busy]
@@ -374,137 +353,6 @@ class LocalExecutor(Executor):
                 resident = rss_mb(w.watch())
                 if resident is not None and resident > self.memory_limit:
                     yield from self._replace(w, pending, Status.MEMOUT, resident)
-
-    def _receive(self, w: Worker, pending: Pending) -> list[tuple[Task, Result]]:
-        """Act on one message from ``w``; the finished tasks it reports."""
-        msg = w.conn.recv()
-        now = time.perf_counter()
-        kind = msg[0]
-        if kind == "warming":
-            w.warming, w.since = msg[1], now
-        elif kind == "ready":
-            w.warming, w.since = None, now
-            self.ready_infos.append(msg[1])
-            self.failed_starts = 0
-            resident = msg[1].get("rss_mb")
-            if self.memory_limit and resident and resident >= self.memory_limit:
-                self.gave_up = (f"a worker holds {resident:.0f} MB once its engines are "
-                                f"loaded, at or above the memory limit of "
-                                f"{self.memory_limit:g} MB")
-        elif kind == "shaping":
-            w.shaping, w.shape = True, msg[2]
-        elif kind == "warmed":
-            _, _, engine, shape, seconds = msg
-            self.shape_warmups.append((engine, shape, seconds))
-            w.since, w.shaping = now, False
-        elif kind == "unfit":              # the worker cannot start: a plugin, an engine
-            self.gave_up = f"no worker could start: {msg[1]}"
-        elif kind == "retire":
-            w.retiring = True
-            pending.put_back(w.inflight)   # unstarted: no token was taken
-            w.inflight.clear()
-        elif kind == "done":
-            finished = []
-            for tid, result in msg[1]:
-                task = w.inflight.popleft()
-                assert task.tid == tid, "worker answered out of order"
-                self._learn(task, max(result.total_s, 0.0) or now - w.since)
-                finished.append((task, result))
-            w.since, w.shaping = now, False
-            return finished
-        return []
-
-    def _limit_of(self, w: Worker) -> float:
-        if not w.ready:       # "": plugins and engines still loading, before any warm-up
-            return self.start_limit if w.warming == "" else WARMUP_LIMIT_S
-        timeout = w.inflight[0].timeout
-        if w.shaping:       # a first compile (a JIT, an empty cache) is not the task's time
-            return max(self._shape_limit(w), timeout + grace_for(timeout))
-        return timeout + grace_for(timeout)
-
-    def _time_to_deadline(self, busy: list[Worker]) -> float | None:
-        timed = [w for w in busy if w.inflight or not w.ready]
-        if not timed:
-            return None
-        now = time.perf_counter()
-        return max(0.0, min(w.since + self._limit_of(w) - now for w in timed))
-
-    def _overdue(self, w: Worker) -> bool:
-        if w.ready and not w.inflight:
-            return False
-        return time.perf_counter() - w.since >= self._limit_of(w)
-
-    def _shape_limit(self, w: Worker) -> float:
-        """The warm-up limit of the worker's shape: doubled after each kill of it, so a
-        compile slower than the limit (a loaded machine) finishes on a later try."""
-        kills = self.shape_kills.get((w.inflight[0].engine, w.shape), 0)
-        return WARMUP_LIMIT_S * 2 ** kills
-
-    def _replace(self, w: Worker, pending: Pending, cause: str,
-                 resident: float | None = None):
-        """Kill or bury a worker, report its current task, requeue the rest.
-
-        A task whose shape was still warming up when its worker was killed never
-        started: it is run again (the warm-up with twice the time), up to
-        ``WARMUP_RETRIES`` times, and only then recorded as a timeout."""
-        elapsed = time.perf_counter() - w.since
-        if cause != "died":
-            w.proc.kill()
-        w.proc.join(5)
-        processes.end_group(w.proc.pid)        # what its engine started goes with it
-        self.pool.remove(w)
-        if not w.ready and not self.gave_up and w.warming == "" and cause == Status.TIMEOUT:
-            # plugins or engines hang while loading: another worker would hang as well
-            self.gave_up = (f"no worker could start: loading the plugins and engines took "
-                            f"over {self.start_limit:g} s (the limit; {START_LIMIT_ENV} "
-                            "sets it)")
-        elif not w.ready and not self.gave_up:
-            self.skip_warmup.add(w.warming)      # warm-up itself was the problem
-            self.failed_starts += 1
-            if self.failed_starts >= MAX_FAILED_STARTS:
-                # workers die before their first task: give up rather than loop forever
-                self.gave_up = f"no worker could start ({processes.describe_exit(w.proc.exitcode)})"
-        elif w.inflight and cause == Status.TIMEOUT and w.shaping and self.shape_kills.get(
-                (w.inflight[0].engine, w.shape), 0) < WARMUP_RETRIES:
-            key = (w.inflight[0].engine, w.shape)
-            self.shape_kills[key] = self.shape_kills.get(key, 0) + 1
-            self.warmup_kills.append((*key, elapsed))
-        elif w.inflight:
-            task = w.inflight.popleft()
-            self._learn(task, elapsed)
-            yield task, lost_result(task, cause, elapsed, w.proc.exitcode, w.shaping,
-                                     resident, self.memory_limit)
-        pending.put_back(w.inflight)
-        release(w)
-
-    # ----- workers -----------------------------------------------------------
-    def _start(self, engine: str) -> Worker:
-        parent, child = self.ctx.Pipe()
-        tokens_r, tokens_w = self.ctx.Pipe(duplex=False)
-        life_r, life_w = self.ctx.Pipe(duplex=False)
-        os.set_blocking(tokens_r.fileno(), False)
-        mode, limit, formulations = self.warm
-        init = WorkerInit(modules_for(engine, self.plugins), (engine,), mode, limit, formulations,
-                          (engine,) if engine in self.skip_warmup else (), self.memory_limit)
-        proc = self.ctx.Process(target=worker_main, args=(child, init, tokens_r, life_r),
-                                daemon=True)
-        with self.starting, processes.main_hidden(), processes.marked_as_harness():
-            proc.start()
-        child.close()
-        life_r.close()
-        self.started[engine] = self.started.get(engine, 0) + 1
-        return Worker(proc, parent, (tokens_r, tokens_w), life_w, engine=engine)
-
-    def kill_workers(self) -> None:
-        """Kill every worker process now; safe from another thread than ``run``'s, which
-        finds the deaths as it would any other (its tasks crashed)."""
-        for w in list(self.pool):
-            try:
-                w.proc.kill()
-            except (OSError, ValueError, AttributeError):
-                pass
-        if self.preparing is not None:
-            self.preparing.kill()
 
     def close(self) -> None:
         """Stop every worker: idle ones finish, busy ones are killed (the run is over)."""

@@ -100,16 +100,10 @@ class Preparations:
         return started
 
     def _spawn(self, name: str, labels: list[str]) -> _Running:
-        conn, child = self.ctx.Pipe(duplex=False)
-        life_r, life_w = self.ctx.Pipe(duplex=False)
-        proc = self.ctx.Process(target=prepare_main,
-                                args=(child, self.modules_for(labels[0]), labels[0], life_r),
-                                daemon=True)
-        with self.starting, processes.main_hidden(), processes.marked_as_harness():
-            proc.start()
-        child.close()
-        life_r.close()
-        return _Running(name, labels, proc, conn, life_w)
+        proc, conn, lifeline = processes.spawn(
+            self.ctx, prepare_main, (self.modules_for(labels[0]), labels[0]), self.starting,
+            duplex=False)
+        return _Running(name, labels, proc, conn, lifeline)
 
     def waitables(self) -> list:
         return [r.conn for r in self.running] + [r.proc.sentinel for r in self.running]

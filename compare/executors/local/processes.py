@@ -1,5 +1,7 @@
 """Process plumbing every executor shares: how a solver process is started and how it ends.
 
+* ``spawn``: every solver process (a worker, an engine's preparation) starts
+  through it, with the steps below.
 * ``main_hidden``: a solver process never re-runs the caller's script, so the
   Python API works from a plain script or notebook with no ``__main__`` guard.
 * ``start_forkserver`` and ``start_method``: fresh solver processes fork from
@@ -22,7 +24,7 @@ import pickle
 import signal
 import sys
 import threading
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from multiprocessing import forkserver
 from multiprocessing.connection import wait
 
@@ -30,7 +32,7 @@ from engines import describe
 
 PARENT_ENV = "CSP_COMPARE_HARNESS_PID"   # set while the harness starts a process
 PR_SET_PDEATHSIG = 1
-BASE_MODULES = ("engines", "compare.executors.local.worker.session", "puzzles.kinds.sudoku")
+BASE_MODULES = ("engines", "compare.executors.local.worker.transport", "puzzles.kinds.sudoku")
 
 
 def start_method() -> str:
@@ -129,6 +131,27 @@ def marked_as_harness():
 
 
 # ----- signals are the harness's ---------------------------------------------------------
+def spawn(ctx, target, args: tuple, starting=None, duplex: bool = True):
+    """Start ``target(conn, *args, lifeline)`` in a solver process, as every one starts:
+    a daemon, the caller's script hidden from it, marked as the harness's, one start
+    at a time (``starting``, a lock, for callers on several threads).
+
+    Returns the process, the parent's end of its connection (``duplex=False``: the
+    parent only reads) and the lifeline's write end, which only the parent holds:
+    the process dies when it closes (``die_with_parent``). The child's ends are
+    closed here, so the parent sees the process's death as the connection's end.
+    """
+    conn, child = ctx.Pipe(duplex=duplex)
+    life_r, life_w = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=target, args=(child, *args, life_r), daemon=True)
+    with starting if starting is not None else nullcontext(), main_hidden(), \
+            marked_as_harness():
+        proc.start()
+    child.close()
+    life_r.close()
+    return proc, conn, life_w
+
+
 def apart_from_terminal() -> None:
     """Leave the terminal's process group, so Ctrl-C reaches the harness alone.
 
