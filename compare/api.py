@@ -35,6 +35,7 @@ from compare.reporting.runs import RunDiff
 from compare.reporting.runs import compare_runs as _compare_runs
 from compare.reporting.summary import natural_key
 from compare.run.plan import SettingsError, WorkersFailed, make_plan, run_plan
+from compare.settings import RunSettings
 from compare.store.folder import RunFolder
 from puzzles.base import Puzzle
 
@@ -186,24 +187,26 @@ def run_comparison(puzzles: Iterable[str | Path | Puzzle] | None = None,
     for item in puzzles or ():
         (objects if isinstance(item, Puzzle) else names).append(str(item) if isinstance(
             item, Path) else item)
-    if isinstance(formulations, (list, tuple)):
-        formulations = ",".join(formulations)
-    if engines is not None and not isinstance(engines, str):
-        engines = list(engines)
-    given = {"puzzles": names or None, "format": format, "engines": engines,
-             "mode": mode, "limit": limit, "timeout": timeout, "repeat": repeat,
-             "sample": sample, "seed": seed, "formulations": formulations,
-             "memory_limit": memory_limit, "repeat_timeouts": repeat_timeouts}
+    try:
+        asked = RunSettings.make(
+            puzzles=names or None, format=format, engines=engines, mode=mode, limit=limit,
+            timeout=timeout, repeat=repeat, sample=sample, seed=seed,
+            formulations=formulations, memory_limit=memory_limit,
+            repeat_timeouts=repeat_timeouts)
+    except SettingsError as err:
+        if command is not None:         # the command line's own words
+            raise
+        raise SettingsError(api_wording(str(err))) from None
     if executor is None or isinstance(executor, str):
         executor = executor_for(executor, scheduler=scheduler, cluster=cluster, chunk=chunk,
-                                workers=workers, plugins=",".join(loaded))
+                                workers=workers, plugins=loaded)
     temporary = out is None
     if temporary and resume:
         raise SettingsError("resume=True needs out=FOLDER, the folder of the run to continue")
     if temporary:
         out = Path(tempfile.mkdtemp(prefix="csp-compare-"))
     try:
-        plan = make_plan(given, out=out, resume=resume, workers=workers, baseline=baseline,
+        plan = make_plan(asked, out=out, resume=resume, workers=workers, baseline=baseline,
                          objects=objects, executor=executor)
     except SettingsError as err:
         if temporary:

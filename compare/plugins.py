@@ -19,6 +19,7 @@ import sys
 import threading
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Sequence
 
 from compare.errors import PluginError
 
@@ -27,12 +28,14 @@ LEGACY_PLUGIN_ENV = "COMPARE_ENGINE_PLUGINS"   # older name, still read
 _loaded: dict[str, object] = {}
 
 
-def plugin_list(text: str | None = None) -> list[str]:
-    """The plugins named by ``text``, or by the environment when ``text`` is None."""
-    if text is None:
-        text = ",".join(filter(None, (os.environ.get(PLUGIN_ENV, ""),
-                                      os.environ.get(LEGACY_PLUGIN_ENV, ""))))
-    return list(dict.fromkeys(p.strip() for p in text.split(",") if p.strip()))
+def plugin_list(named: str | Sequence[str] | None = None) -> list[str]:
+    """The plugins ``named`` (a list, or a comma list as the environment and the
+    command line give it), or the environment's when None; each once, in order."""
+    if named is None:
+        named = ",".join(filter(None, (os.environ.get(PLUGIN_ENV, ""),
+                                       os.environ.get(LEGACY_PLUGIN_ENV, ""))))
+    names = named.split(",") if isinstance(named, str) else named
+    return list(dict.fromkeys(p.strip() for p in names if p.strip()))
 
 
 def load_plugins(names: list[str] | str | None = None) -> list[str]:

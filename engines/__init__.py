@@ -1,7 +1,8 @@
 """Engines behind one interface, looked up by name (after CPMpy's ``SolverLookup``).
 
-``get_engine("cpsat:workers=8")`` builds an engine from a spec: a registered
-name, then ``:key=value`` options. Engines are imported lazily so a missing
+``get_engine(EngineSpec.parse("cpsat:workers=8"))`` builds an engine from a
+spec: a registered name, then ``:key=value`` options (``engines.spec``).
+Engines are imported lazily so a missing
 library only disables its own engine. Engines from outside the repository
 call ``register`` when their module is imported (the harness imports the
 modules named in ``COMPARE_PLUGINS``).
@@ -11,7 +12,7 @@ from __future__ import annotations
 import difflib
 import importlib
 
-from engines.base import Engine, EngineOptionError
+from engines.base import Engine
 from engines.contract import (
     ANSWERED,
     ANSWERED_WORDS,
@@ -25,6 +26,7 @@ from engines.contract import (
     describe,
     status_word,
 )
+from engines.spec import EngineOptionError, EngineSpec
 
 # name -> "module:Class"; third-party engines may be added with register().
 _REGISTRY: dict[str, str] = {
@@ -36,7 +38,15 @@ _REGISTRY: dict[str, str] = {
 
 
 class UnknownEngine(ValueError):
-    """A spec names an engine that is not registered."""
+    """A spec names an engine that is not registered; ``suggestion`` is the registered
+    name closest to it, if one is close."""
+
+    def __init__(self, name: str, suggestion: str | None = None):
+        super().__init__(f"unknown engine {name!r}"
+                         + (f" (did you mean {suggestion}?)" if suggestion else "")
+                         + f" (known: {', '.join(_REGISTRY)})")
+        self.name = name
+        self.suggestion = suggestion
 
 
 def register(name: str, target: "str | type[Engine]") -> None:
@@ -51,9 +61,7 @@ def names() -> list[str]:
 def engine_class(name: str) -> type[Engine]:
     if name not in _REGISTRY:
         close = difflib.get_close_matches(name, list(_REGISTRY), n=1, cutoff=0.6)
-        raise UnknownEngine(
-            f"unknown engine {name!r}" + (f" (did you mean {close[0]}?)" if close else "")
-            + f" (known: {', '.join(_REGISTRY)})")
+        raise UnknownEngine(name, close[0] if close else None)
     target = _REGISTRY[name]
     if isinstance(target, str):
         module, _, cls = target.partition(":")
@@ -62,25 +70,14 @@ def engine_class(name: str) -> type[Engine]:
     return target
 
 
-def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
-    """``"cpsat:workers=8:seed=3"`` -> ``("cpsat", {"workers": "8", "seed": "3"})``."""
-    name, *parts = spec.strip().split(":")
-    options = {}
-    for part in parts:
-        key, eq, value = part.partition("=")
-        if not eq or not key:
-            raise EngineOptionError(
-                f"engine spec {spec!r}: option {part!r} is not key=value")
-        options[key.strip()] = value.strip()
-    return name.strip(), options
+def get_engine(spec: EngineSpec | str) -> Engine:
+    """The engine ``spec`` names, built with its options (text is read by
+    ``EngineSpec.parse``, for callers holding a spec's text)."""
+    spec = EngineSpec.of(spec)
+    return engine_class(spec.name)(**spec.option_dict)
 
 
-def get_engine(spec: str) -> Engine:
-    name, options = parse_spec(spec)
-    return engine_class(name)(**options)
-
-
-def solution_counter(spec: str):
+def solution_counter(spec: EngineSpec | str):
     """``count_solutions(model, limit)`` on an engine, for the puzzle generator.
 
     A result without an answer (timeout, error) raises: a generator that took
@@ -115,7 +112,7 @@ def installed() -> dict[str, dict]:
     return table
 
 
-def default_specs() -> list[str]:
+def default_specs() -> list[EngineSpec]:
     """What a comparison with no engines named runs: every installed engine that
     belongs in the default set (``Engine.in_default_set``), once per variant it
     names (``Engine.default_variants``), in the registry's order."""
@@ -123,22 +120,23 @@ def default_specs() -> list[str]:
     for name, info in installed().items():
         if not info["available"] or not engine_class(name).in_default_set:
             continue
-        specs += [f"{name}:{options}" if options else name
+        specs += [EngineSpec.parse(f"{name}:{options}" if options else name)
                   for options in engine_class(name).default_variants()]
     return specs
 
 
-def baseline_preferred(label: str) -> bool:
-    """Whether the engine of ``label`` asks to be the baseline (``Engine.baseline_preferred``);
-    False for a label no registered engine here answers to."""
+def baseline_preferred(label: EngineSpec | str) -> bool:
+    """Whether the engine of ``label`` (a stored result's) asks to be the baseline
+    (``Engine.baseline_preferred``); False for a label no registered engine here
+    answers to."""
     try:
-        return engine_class(parse_spec(label)[0]).baseline_preferred
+        return engine_class(EngineSpec.of(label).name).baseline_preferred
     except (UnknownEngine, EngineOptionError, ImportError):
         return False
 
 
 __all__ = ["ANSWERED", "ANSWERED_WORDS", "FAILED", "FAILED_WORDS", "MODES", "Engine",
-           "EngineOptionError", "Outcome", "Result", "Status",
+           "EngineOptionError", "EngineSpec", "Outcome", "Result", "Status",
            "Unsupported", "UnknownEngine", "register", "names", "engine_class",
-           "get_engine", "parse_spec", "installed", "solution_counter", "default_specs",
+           "get_engine", "installed", "solution_counter", "default_specs",
            "baseline_preferred", "describe", "status_word"]

@@ -20,11 +20,8 @@ from functools import lru_cache
 from typing import Any, ClassVar
 
 from engines.contract import KEEP_SOLUTIONS, MODES, Outcome, Result, Status, Unsupported, describe
+from engines.spec import EngineOptionError, EngineSpec
 from puzzles.model import AllDifferent, Model
-
-
-class EngineOptionError(ValueError):
-    """An engine option the engine does not know, or a bad value for one."""
 
 
 class Engine:
@@ -72,11 +69,16 @@ class Engine:
         return {}
 
     @property
+    def spec(self) -> EngineSpec:
+        """This engine as a spec: its name and non-default options, the canonical
+        form of every spec that builds it."""
+        return EngineSpec(self.name, [(k, v) for k, v in self.options.items()
+                                      if v != self.option_defaults.get(k)])
+
+    @property
     def label(self) -> str:
         """``name`` plus non-default options, as the harness prints it."""
-        extra = [f"{k}={v}" for k, v in self.options.items()
-                 if v != self.option_defaults.get(k)]
-        return ":".join([self.name] + extra)
+        return self.spec.label
 
     @classmethod
     def parse_options(cls, options: dict[str, Any]) -> dict[str, Any]:

@@ -306,8 +306,9 @@ def test_tables_follow_the_given_order_not_the_finishing_order():
 # ----- worker count --------------------------------------------------------------------------
 def test_workers_are_capped_at_the_task_count_and_memory(tmp_path, capsys, monkeypatch):
     from compare.run import plan as planning
-    given = {"puzzles": ["queens:4", "queens:5", "queens:6", "queens:7", "queens:8"],
-             "engines": ["backtracking"]}
+    from compare.settings import RunSettings
+    given = RunSettings.make(puzzles=["queens:4", "queens:5", "queens:6", "queens:7", "queens:8"],
+                             engines=["backtracking"])
     made = planning.make_plan(given, out=tmp_path / "a", workers=200)
     try:                            # 5 puzzles x the default 3 repeats
         assert made.workers == 15 and made.executor.workers == 15

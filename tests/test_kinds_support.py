@@ -210,6 +210,6 @@ def test_brute_linear_bounds_prune_only_what_is_broken():
 
 def test_own_engines_are_registered_and_big_ones_a_subset():
     import engines
-    registered = {engines.parse_spec(name)[0] for name in engine_names()}
+    registered = {engines.EngineSpec.parse(name).name for name in engine_names()}
     assert registered == {"backtracking", "python-constraint", "cpsat"} <= set(engines.names())
     assert "cpsat" in engine_names(big=True) and set(engine_names(big=True)) < set(engine_names())

@@ -189,7 +189,7 @@ def _by_label(part: Part) -> Part:
     their rows. A spec the registry does not take is left for the run to refuse
     in its own words."""
     try:
-        label = {spec: engines.get_engine(spec).label for spec in part.engines}
+        label = {spec: engines.get_engine(spec).spec for spec in part.engines}
     except ValueError:
         return part
     target = dict(part.target)

@@ -12,6 +12,7 @@ from pathlib import Path
 from compare.errors import CompareError
 from compare.limits import check_setting, range_text
 from compare.run.plan import SettingsError
+from engines import EngineOptionError, EngineSpec
 from puzzles.errors import PuzzleInputError
 from puzzles.reading import read_text
 
@@ -46,7 +47,7 @@ class Generated:
 class Part:
     """One part as the file gives it (``puzzles`` are group names, specs or paths)."""
     name: str
-    engines: tuple[str, ...]
+    engines: tuple[EngineSpec, ...]
     mode: str
     puzzles: tuple[str, ...]
     sample: int | None
@@ -125,7 +126,8 @@ def _part(where: "_Where", raw, i: int, datasets: dict) -> Part:
     if not isinstance(raw, dict):
         where.fail(at, "must be a table")
     where.keys(raw, at, PART_KEYS, required=("name", "engines", "puzzles", "timeout"))
-    engines_ = tuple(where.strings(raw["engines"], f"{at}.engines"))
+    engines_ = tuple(_spec(where, text, f"{at}.engines")
+                     for text in where.strings(raw["engines"], f"{at}.engines"))
     puzzles = tuple(where.strings(raw["puzzles"], f"{at}.puzzles"))
     if not engines_:
         where.fail(f"{at}.engines", "no engines")
@@ -168,6 +170,14 @@ def _part(where: "_Where", raw, i: int, datasets: dict) -> Part:
                 float(raw["timeout"]), raw.get("repeat", 1), baseline, group, "repeat" in raw,
                 tuple(where.strings(raw.get("embedded", []), f"{at}.embedded")), generated,
                 target, quick, raw.get("title", ""), labels, settings)
+
+
+def _spec(where: "_Where", text: str, at: str) -> EngineSpec:
+    """An engine spec of the file, read where it enters (``EngineSpec.parse``)."""
+    try:
+        return EngineSpec.parse(text)
+    except EngineOptionError as err:
+        where.fail(at, str(err))
 
 
 def _generated_spec(where: "_Where", raw, at: str) -> Generated | None:

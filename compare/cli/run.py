@@ -18,14 +18,15 @@ from compare.cli.common import Exit, report_exit, say, seconds_of_ms
 from compare.cli.run_args import build_parser
 from compare.errors import FAULTS, StorageError, exit_code
 from compare.reporting.report import build_report
-from compare.run.plan import RUN_SETTINGS, WorkersFailed
+from compare.run.plan import WorkersFailed
+from compare.settings import NAMES
 from compare.store.folder import default_out
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     argv = sys.argv[1:] if argv is None else argv
-    given = {k: getattr(args, k) for k in RUN_SETTINGS}
+    given = {k: getattr(args, k) for k in NAMES}
     try:
         comparison = run_comparison(
             given["puzzles"], given["engines"], **_settings(given),

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 
 from compare.cli.common import OneLineParser, add_report_options, add_settings, setting
-from compare.run.plan import CHOICES
+from compare.settings import CHOICES
 
 # What runs when --engines is not given (``engines.default_specs``), said exactly.
 DEFAULT_SET = ("the backtracker as backtracking:variant=seed, backtracking and, with numba, "

@@ -91,16 +91,18 @@ def main(argv: list[str] | None = None) -> int:
         return ENGINE_FAILED
 
 
-def _engine(spec: str):
+def _engine(text: str):
+    """The engine ``--engine`` names: its spec is read here, where it enters."""
+    spec = engines.EngineSpec.parse(text)
     try:
         engine = engines.get_engine(spec)
     except engines.UnknownEngine as err:
-        raise UsageError(str(err) + ("" if "did you mean" in str(err) else
+        raise UsageError(str(err) + ("" if err.suggestion else
                                      plugin_hint("engine"))) from None
     except ImportError as exc:
-        raise UsageError(f"engine {spec!r} is not installed here ({exc})") from None
+        raise UsageError(f"engine {text!r} is not installed here ({exc})") from None
     if not engine.available():
-        raise UsageError(f"engine {spec!r} is not installed here")
+        raise UsageError(f"engine {text!r} is not installed here")
     return engine
 
 

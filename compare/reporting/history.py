@@ -198,7 +198,7 @@ def history(folders: list[RunFolder], baseline: str | None = None,
             row.update(run=run.name, order=order, machine=machines.index(run.machine) + 1,
                        commit=run.commit[:12], started=run.started)
             if not (relative and row["engine"] == base):
-                row.update(_step(before, run, row["engine"], row["source"], shift_s,
+                row.update(_step(before, run, row["picks"], row["source"], shift_s,
                                  base if relative else None))
             rows.append(row)
         previous[series] = run
@@ -241,15 +241,16 @@ def _headline(run: RunInfo, base: str | None, shift_s: float) -> list[dict]:
 
 
 def _ratio_row(record: dict, source: str, base: str | None) -> dict:
-    engine = record["engine"]
-    if "formulation" in record:
-        engine = f"{engine} [{record['formulation']}]"
-    return {"engine": engine, "source": source, "baseline": base,
+    """One row of the table; ``picks`` (the engine's label and formulation, kept apart
+    from the name shown) finds its tasks again."""
+    engine, form = record["engine"], record.get("formulation")
+    return {"engine": f"{engine} [{form}]" if form else engine, "picks": (engine, form),
+            "source": source, "baseline": base,
             "pairs": record.get("pairs", 0), "ratio": record.get("ratio", math.nan),
             "ci_low": record.get("ci_low", math.nan), "ci_high": record.get("ci_high", math.nan)}
 
 
-def _step(before: RunInfo | None, run: RunInfo, engine: str, source: str,
+def _step(before: RunInfo | None, run: RunInfo, picks: tuple[str, str | None], source: str,
           shift_s: float, relative_to: str | None = None) -> dict:
     """This run against the one before it on the same machine, on their common tasks
     (with ``relative_to``, on each task's time relative to that engine's in its run)."""
@@ -259,10 +260,10 @@ def _step(before: RunInfo | None, run: RunInfo, engine: str, source: str,
     if differences:
         return {"previous": before.name, "flagged": False,
                 "step": "not compared: the runs differ in " + "; ".join(differences)}
-    pick = _picker(engine, source)
+    pick = _picker(*picks, source)
     a, b = pick(before.tasks), pick(run.tasks)
     if relative_to is not None:
-        base = _picker(relative_to, source)
+        base = _picker(relative_to, None, source)
         a, b = _relative(a, base(before.tasks), shift_s), _relative(b, base(run.tasks), shift_s)
         shift_s = 0.0                       # the ratios carry the shift already
     same = [pid for pid in set(a["puzzle_id"]) & set(b["puzzle_id"])
@@ -288,13 +289,11 @@ def _relative(tasks: pd.DataFrame, base: pd.DataFrame, shift_s: float) -> pd.Dat
                                     Status.TIMEOUT.value))
 
 
-def _picker(engine: str, source: str):
-    name, _, form = engine.partition(" [")
-
+def _picker(engine: str, form: str | None, source: str):
     def pick(tasks: pd.DataFrame) -> pd.DataFrame:
-        rows = tasks[tasks["engine"] == name]
+        rows = tasks[tasks["engine"] == engine]
         if form:
-            rows = rows[rows["formulation"] == form.rstrip("]")]
+            rows = rows[rows["formulation"] == form]
         return rows if source == ALL else rows[rows["source"] == source]
     return pick
 

@@ -1,9 +1,10 @@
 """A comparison run, validated and planned before anything is written or started.
 
-The settings say what a run computes (``RUN_SETTINGS``); ``--resume`` takes
-them from the store so a continued run is the same run. Everything the user
-named (engines, baseline, puzzles, output folder) is checked here, so a typo
-costs nothing and a bad request never touches an existing folder.
+The settings say what a run computes (``compare.settings.RunSettings``, checked
+when made); ``--resume`` takes them from the store so a continued run is the
+same run. Everything else the user named (the engines' registry names and
+options, baseline, puzzles, output folder) is checked here, so a typo costs
+nothing and a bad request never touches an existing folder.
 """
 from __future__ import annotations
 
@@ -24,23 +25,15 @@ from compare.errors import CompareError, Exit
 from compare.executors import executor_for
 from compare.executors.base import Executor, WorkerSetup
 from compare.executors.tasks import PuzzleRecord, build_tasks, sample_per_origin
-from compare.limits import RANGES, SettingsError, check_setting
+from compare.limits import SettingsError, check_setting
 from compare.plugins import plugin_environment, plugin_hint
 from compare.run import provenance as environment
 from compare.run.runner import execute, puzzle_digest, record_digest
+from compare.settings import RunSettings
 from compare.store.folder import RunFolder, check_out
 from puzzles.base import Puzzle
 from puzzles.kinds.default_set import default_puzzle_files
 from puzzles.loader import load_puzzles, puzzle_paths
-
-# The choices of the settings that have a fixed few, as the command line offers them.
-CHOICES = {"mode": tuple(engines.MODES), "format": ("auto", "boj2239", "boj2580", "line")}
-
-# Options that define what a run computes; --resume takes them from the store.
-RUN_SETTINGS = {"puzzles": None, "format": "auto", "engines": None, "mode": "first",
-                "limit": 2, "timeout": 10.0, "repeat": 3, "sample": None, "seed": 0,
-                "formulations": None, "memory_limit": None,
-                "repeat_timeouts": False}
 
 API_ORIGIN = "<api>"       # the origin of puzzle objects handed to the Python API
 
@@ -58,9 +51,9 @@ class WorkersFailed(CompareError, RuntimeError):
 @dataclass
 class Plan:
     """A validated run: what to compute, where, and the workers already starting."""
-    settings: dict
+    settings: RunSettings
     stored: bool                 # settings came from the store (resume)
-    labels: list[str]
+    labels: list[engines.EngineSpec]     # the engines run, each in its canonical form
     identities: dict
     baseline: str | None
     executor: Executor
@@ -77,18 +70,14 @@ class Plan:
         return self.run.path
 
 
-def make_plan(given: dict, *, out: str | Path | None = None, resume: bool = False,
+def make_plan(asked: RunSettings, *, out: str | Path | None = None, resume: bool = False,
               workers: int | None = None, baseline: str | None = None,
               objects: Iterable[Puzzle] = (), executor: Executor | None = None) -> Plan:
-    """Validate everything, load the puzzles, prepare the folder, start the workers."""
-    given = {k: check_setting(k, v) if k in RANGES and v is not None else v
-             for k, v in given.items()}
-    for key, choices in CHOICES.items():
-        if given.get(key) is not None and given[key] not in choices:
-            raise SettingsError(f"{key} {given[key]!r}: choose one of {', '.join(choices)}")
+    """Validate everything, load the puzzles, prepare the folder, start the workers
+    (``asked`` is checked already: a ``RunSettings`` is valid once made)."""
     if workers is not None:
         workers = check_setting("workers", workers)
-    folder, settings, stored = _output_and_settings(given, out, resume)
+    folder, settings, stored = _output_and_settings(asked, out, resume)
     try:
         return _planned(folder, settings, stored, resume, workers, baseline, objects, executor)
     except BaseException:
@@ -96,39 +85,36 @@ def make_plan(given: dict, *, out: str | Path | None = None, resume: bool = Fals
         raise
 
 
-def _planned(folder: RunFolder, settings: dict, stored: bool, resume: bool,
+def _planned(folder: RunFolder, settings: RunSettings, stored: bool, resume: bool,
              workers: int | None, baseline: str | None, objects: Iterable[Puzzle],
              executor: Executor | None) -> Plan:
-    labels, identities = engine_labels(settings["engines"])
+    labels, identities = engine_labels(settings.engines)
     chosen = _baseline(baseline, labels)
     check_out(folder.path, resume)
-    formulations = split(settings["formulations"])
-    if settings["memory_limit"] and not sys.platform.startswith("linux"):
+    if settings.memory_limit and not sys.platform.startswith("linux"):
         raise SettingsError("--memory-limit needs Linux (it reads /proc and sets RLIMIT_AS)")
     objects = {f"{API_ORIGIN}:{i + 1}": p for i, p in enumerate(objects)}
     if executor is None:
         executor = executor_for(workers=workers)
-    executor.bind(worker_setup(settings, labels, formulations))   # once, whatever starts it
+    executor.bind(worker_setup(settings, labels))      # once, whatever starts it and when
     try:
-        early = not objects and _started_early(executor, settings, labels, workers,
-                                               formulations)
+        early = not objects and _started_early(executor, settings, labels, workers)
         return _loaded(folder, settings, stored, resume, workers, chosen, labels, identities,
-                       objects, formulations, executor, early)
+                       objects, executor, early)
     except BaseException:
         executor.close()
         raise
 
 
-def worker_setup(settings: dict, labels: list[str],
-                 formulations: list[str] | None) -> WorkerSetup:
+def worker_setup(settings: RunSettings, labels: list[engines.EngineSpec]) -> WorkerSetup:
     """What the run's workers are set up with: the engines, the settings their warm-up
     follows, the memory limit (``Executor.bind``)."""
-    return WorkerSetup(tuple(labels), settings["mode"], settings["limit"],
-                       tuple(formulations or ("alldiff",)), settings["memory_limit"])
+    return WorkerSetup(tuple(labels), settings.mode, settings.limit, settings.formulations_run,
+                       settings.memory_limit)
 
 
-def _started_early(executor: Executor, settings: dict, labels: list[str],
-                   workers: int | None, formulations: list[str] | None) -> bool:
+def _started_early(executor: Executor, settings: RunSettings,
+                   labels: list[engines.EngineSpec], workers: int | None) -> bool:
     """Workers started before big puzzle files are read, so their start-up overlaps it.
 
     Reading 99,389 puzzles takes about 1.9 s, and a numba worker's start-up
@@ -137,16 +123,16 @@ def _started_early(executor: Executor, settings: dict, labels: list[str],
     need. The count here comes from the files' lines, which bound the puzzles.
     """
     try:
-        paths = [p for name in settings["puzzles"] or () for p in puzzle_paths(name)]
+        paths = [p for name in settings.puzzles or () for p in puzzle_paths(name)]
         if sum(os.path.getsize(p) for p in paths) < EARLY_START_BYTES:
             return False
         lines = sum(_lines(p) for p in paths)
     except (OSError, ValueError):    # reading them will say what is wrong, in one line
         return False
-    puzzles = min(lines, settings["sample"] or lines)
-    tasks = puzzles * len(labels) * settings["repeat"] * len(formulations or ("alldiff",))
-    executor.fit(worker_count(workers, tasks, settings["memory_limit"])[0])
-    _cap_cluster(executor, tasks, settings["memory_limit"])
+    puzzles = min(lines, settings.sample or lines)
+    tasks = puzzles * len(labels) * settings.repeat * len(settings.formulations_run)
+    executor.fit(worker_count(workers, tasks, settings.memory_limit)[0])
+    _cap_cluster(executor, tasks, settings.memory_limit)
     executor.start()
     return True
 
@@ -169,22 +155,23 @@ def _lines(path: str) -> int:
     return count + (last != b"\n")
 
 
-def _loaded(folder: RunFolder, settings: dict, stored: bool, resume: bool,
-            workers: int | None, chosen: str | None, labels: list[str], identities: dict,
-            objects: dict, formulations: list[str] | None,
+def _loaded(folder: RunFolder, settings: RunSettings, stored: bool, resume: bool,
+            workers: int | None, chosen: str | None, labels: list[engines.EngineSpec],
+            identities: dict, objects: dict,
             executor: Executor, early: bool) -> Plan:
     records, skipped, inputs = _records(settings, objects)
-    tasks = build_tasks(records, labels, settings["mode"], settings["limit"],
-                        settings["timeout"], settings["repeat"], formulations)
+    tasks = build_tasks(records, labels, settings.mode, settings.limit,
+                        settings.timeout, settings.repeat,
+                        list(settings.formulations) if settings.formulations else None)
     if not tasks:
-        raise SettingsError(f"--formulations {settings['formulations']}: "
+        raise SettingsError(f"--formulations {','.join(settings.formulations or ())}: "
                             "no puzzle has any of them")
     if stored:
-        _check_unchanged(folder, records, inputs, settings["sample"])
-    count, note = worker_count(workers, len(tasks), settings["memory_limit"])
+        _check_unchanged(folder, records, inputs, settings.sample)
+    count, note = worker_count(workers, len(tasks), settings.memory_limit)
     if note:
         print(f"note: {note}", file=sys.stderr)
-    local_note = None if early else _cap_cluster(executor, len(tasks), settings["memory_limit"])
+    local_note = None if early else _cap_cluster(executor, len(tasks), settings.memory_limit)
     if local_note and not note:
         print(f"note: {local_note}", file=sys.stderr)
     folder.prepare(resume)
@@ -268,7 +255,7 @@ def _run_stored(plan: Plan, command: str, progress: bool, announce: bool) -> dic
     try:
         timing = execute(todo, {r.puzzle_id: r for r in plan.records}, plan.executor,
                          store, plan.identities, progress, plan.started,
-                         bool(plan.settings.get("repeat_timeouts")))
+                         plan.settings.repeat_timeouts)
         interrupted = False
     finally:
         store.set_meta("environment", sessions + [environment.at_end(session, interrupted)])
@@ -278,19 +265,23 @@ def _run_stored(plan: Plan, command: str, progress: bool, announce: bool) -> dic
 
 
 # ----- settings and output folder ---------------------------------------------------
-def _output_and_settings(given: dict, out, resume: bool) -> tuple[RunFolder, dict, bool]:
+def _output_and_settings(asked: RunSettings, out,
+                         resume: bool) -> tuple[RunFolder, RunSettings, bool]:
     """The output folder and the run settings (from the store when resuming)."""
-    given = {k: v for k, v in given.items() if k in RUN_SETTINGS and v is not None}
     if not resume:
-        return RunFolder.new(out), {**RUN_SETTINGS, **given}, False
+        return RunFolder.new(out), asked, False
     folder = RunFolder.resumed(out)
-    saved = folder.settings
-    clash = [k for k, v in given.items() if k in saved and _norm(v) != _norm(saved[k])]
+    try:
+        saved = RunSettings.from_stored(folder.settings)
+    except SettingsError:
+        folder.close()
+        raise
+    clash = saved.differences(asked)
     if clash:
         folder.close()
         raise SettingsError(f"--resume: {', '.join('--' + k for k in clash)} differ from "
                             f"the run in {folder.path}; drop them or use another --out")
-    return folder, {**RUN_SETTINGS, **saved}, True
+    return folder, saved, True
 
 
 def _check_unchanged(run: RunFolder, records: list[PuzzleRecord], inputs: dict,
@@ -330,48 +321,26 @@ def _check_unchanged(run: RunFolder, records: list[PuzzleRecord], inputs: dict,
                             f"results answer lines that are gone: {restore}")
 
 
-def _norm(value):
-    return list(value) if isinstance(value, tuple) else value
-
-
 # ----- engines --------------------------------------------------------------------------
-def split(text: str | None) -> list[str] | None:
-    return [p.strip() for p in text.split(",") if p.strip()] if text else None
-
-
-def split_engines(text: str) -> list[str]:
-    """Engine specs from a comma list; ``a:x=1,y=2`` keeps ``y=2`` as a's option."""
-    specs: list[str] = []
-    for part in split(text) or []:
-        if specs and "=" in part and ":" not in part:
-            specs[-1] += ":" + part
-        else:
-            specs.append(part)
-    return specs
-
-
-def engine_labels(listed: str | list[str] | None) -> tuple[list[str], dict]:
-    """Canonical labels of the engines, validated here so a typo costs nothing."""
-    if isinstance(listed, str):
-        if not split(listed):
-            raise SettingsError(f"--engines {listed!r}: no engine named")
-        listed = split_engines(listed)
-    specs = listed or engines.default_specs()
+def engine_labels(specs: Iterable[engines.EngineSpec] | None
+                  ) -> tuple[list[engines.EngineSpec], dict]:
+    """The engines in their canonical form (the label their results carry), validated
+    here so a typo costs nothing."""
     labels, identities = [], {}
-    for spec in specs:
+    for spec in specs or engines.default_specs():
         try:
             engine = engines.get_engine(spec)
         except engines.UnknownEngine as err:
-            raise SettingsError(str(err) + ("" if "did you mean" in str(err) else
+            raise SettingsError(str(err) + ("" if err.suggestion else
                                             plugin_hint("engine"))) from None
         except engines.EngineOptionError as err:
             raise SettingsError(str(err)) from None
         except ImportError as exc:
-            raise SettingsError(f"engine {spec!r} is not installed here ({exc})") from None
+            raise SettingsError(f"engine {spec.label!r} is not installed here ({exc})") from None
         if not engine.available():
-            raise SettingsError(f"engine {spec!r} is not installed here")
+            raise SettingsError(f"engine {spec.label!r} is not installed here")
         if engine.label not in identities:
-            labels.append(engine.label)
+            labels.append(engine.spec)
             identities[engine.label] = (engine.library or "builtin", engine.version())
     if not labels:
         raise SettingsError("no engine to run")
@@ -382,7 +351,7 @@ def _baseline(wanted: str | None, labels: list[str]) -> str | None:
     if not wanted:
         return None
     try:
-        label = engines.get_engine(wanted).label
+        label = engines.get_engine(engines.EngineSpec.parse(wanted)).label
     except (engines.UnknownEngine, engines.EngineOptionError, ImportError) as err:
         raise SettingsError(f"--baseline: {err}") from None
     if label not in labels:
@@ -392,17 +361,18 @@ def _baseline(wanted: str | None, labels: list[str]) -> str | None:
 
 
 # ----- puzzles ----------------------------------------------------------------------------
-def _records(settings: dict, objects: dict) -> tuple[list[PuzzleRecord], list[str], dict]:
+def _records(settings: RunSettings,
+             objects: dict) -> tuple[list[PuzzleRecord], list[str], dict]:
     """Every valid puzzle (sampled); bad lines are reported, kept for the report, skipped.
 
     Also a fingerprint of each input as read, before sampling: a resumed
     sampled run draws the same puzzles only from the same input.
     """
     good, skipped, seen, inputs = [], [], {}, {}
-    names = settings["puzzles"] or ([] if objects else default_puzzle_files())
+    names = settings.puzzles or ([] if objects else default_puzzle_files())
     for arg in dict.fromkeys(p for name in names for p in puzzle_paths(name)):
         fingerprint = hashlib.sha256()
-        for entry in load_puzzles(arg, settings["format"] or "auto"):
+        for entry in load_puzzles(arg, settings.format):
             fingerprint.update(f"{entry.id}\0{entry.line}\0".encode())
             note = entry.puzzle.load_note() if entry.puzzle is not None else None
             if note:
@@ -419,8 +389,8 @@ def _records(settings: dict, objects: dict) -> tuple[list[PuzzleRecord], list[st
     for pid, puzzle in objects.items():
         good.append((API_ORIGIN, (puzzle.name or pid, puzzle, int(pid.rsplit(":", 1)[1]), "")))
     records = []
-    for arg, (eid, puzzle, line, digest) in sample_per_origin(good, settings["sample"],
-                                                              settings["seed"]):
+    for arg, (eid, puzzle, line, digest) in sample_per_origin(good, settings.sample,
+                                                              settings.seed):
         pid = _unique_id(eid, arg, seen)
         source = (puzzle.source or pid) if line else (puzzle.family or arg)
         records.append(PuzzleRecord(pid, puzzle, source, arg, line, digest))
@@ -446,11 +416,9 @@ def full_command(command: str) -> str:
 
 
 def _config(plan: Plan, command: str) -> dict:
-    settings = plan.settings
-    return {"settings": settings, "baseline": plan.baseline, "workers": plan.workers,
-            "engines_run": plan.labels,
-            "mode": settings["mode"], "timeout": settings["timeout"],
-            "repeat": settings["repeat"], "plugin_env": plugin_environment(),
+    return {"settings": plan.settings.to_stored(), "baseline": plan.baseline,
+            "workers": plan.workers, "engines_run": [label.label for label in plan.labels],
+            "plugin_env": plugin_environment(),
             "command": full_command(command),
             "started": datetime.now().isoformat(timespec="seconds"),
             "machine": f"{platform.platform()}, {os.cpu_count()} cores, "

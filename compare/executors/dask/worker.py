@@ -51,8 +51,7 @@ def solver_slot(setup: WorkerSetup, plugins: list[str]) -> LocalExecutor:
     """A one-process ``LocalExecutor`` whose process outlives ``run``: it stays, warm,
     for the next chunk, and goes with ``close``; bound to the run's setup, it holds the
     run's memory limit as a local run's workers do."""
-    slot = LocalExecutor(1, plugins=",".join(plugins), keep_workers=True,
-                         starting=_STARTING)
+    slot = LocalExecutor(1, plugins=plugins, keep_workers=True, starting=_STARTING)
     slot.bind(setup)
     return slot
 
@@ -62,7 +61,7 @@ def missing_engines(labels: list[str]) -> list[str]:
     missing = []
     for label in labels:
         try:
-            cls = engines.engine_class(engines.parse_spec(label)[0])
+            cls = engines.engine_class(engines.EngineSpec.of(label).name)
             if not cls.available():
                 missing.append(f"{label} (its library {cls.library or label} is not installed)")
         except Exception as exc:       # unknown here: a plugin or a version missing

@@ -152,7 +152,7 @@ def modules_for(engine: str, plugins: list[str]) -> tuple[str, ...]:
     ``COMPARE_PLUGINS``: the worker imports it, as it does its plugins, so the engine
     is known there; it is this engine's own module, so isolation holds."""
     try:
-        module = engines.engine_class(engines.parse_spec(engine)[0]).__module__
+        module = engines.engine_class(engines.EngineSpec.of(engine).name).__module__
     except Exception:
         return tuple(plugins)
     spec = getattr(sys.modules.get(module), "__spec__", None)

@@ -39,11 +39,11 @@ def preparation_of(label: str) -> str | None:
     asking is no preparation: the workers then do the work in their warm-up.
     """
     try:
-        name, options = engines.parse_spec(label)
-        cls = engines.engine_class(name)
+        spec = engines.EngineSpec.of(label)
+        cls = engines.engine_class(spec.name)
         if cls.preparation is Engine.preparation:
             return None
-        return cls(**options).preparation() or None
+        return cls(**spec.option_dict).preparation() or None
     except Exception:
         return None
 
