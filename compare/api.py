@@ -22,9 +22,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from compare.errors import ClusterError
 from compare.executors import executor_for
 from compare.executors.base import Executor
-from compare.executors.dask.cluster import ClusterError
 from compare.judge.verdict import failures, findings
 from compare.plugins import PluginError, load_plugins
 from compare.reporting import summary

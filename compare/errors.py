@@ -48,6 +48,11 @@ class PluginError(CompareError):
     raises (``KeyboardInterrupt`` and ``SystemExit`` included)."""
 
 
+class ClusterError(CompareError, RuntimeError):
+    """The executor cannot run the comparison (an unknown kind, a cluster unreachable or
+    missing engines): exit 2."""
+
+
 class StoreError(CompareError, ValueError):
     """A results file that SQLite cannot read, or that this code cannot: named in one
     line, never a traceback (exit 2)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 
+from compare.errors import ClusterError
 from compare.executors.base import Executor
 
 KINDS = ("local", "dask")          # what ``--executor`` accepts
@@ -31,8 +32,6 @@ def executor_for(kind: str | None = None, *, workers: int | None = None,
     ``workers`` processes. An unknown kind, or Dask options given to another
     kind, is a ``ClusterError`` in one line.
     """
-    from compare.executors.dask.cluster import ClusterError
-
     dask_options = scheduler is not None or cluster is not None or chunk is not None
     if kind not in (None, *KINDS):
         raise ClusterError(f"executor {kind!r}: choose {' or '.join(KINDS)}")

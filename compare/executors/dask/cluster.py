@@ -15,7 +15,7 @@ import socket
 import time
 from contextlib import contextmanager
 
-from compare.errors import CompareError
+from compare.errors import ClusterError  # noqa: F401  (raised here; the type lives with every error)
 from compare.limits import RANGES, range_text
 
 # Housekeeping a local cluster can do without: it serves no dashboard, and its
@@ -32,10 +32,6 @@ QUIET_CLUSTER = {
 LOCAL = "local:"
 DEBUG_ENV = "COMPARE_DEBUG"     # set: distributed's own log reaches the console
 QUIET_LOGGERS = ("distributed", "tornado")
-
-
-class ClusterError(CompareError, RuntimeError):
-    """The cluster cannot run the comparison (unreachable, engines missing): exit 2."""
 
 
 SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")     # Dask's network transports
