@@ -30,6 +30,7 @@ from typing import Any
 
 from engines.base import Engine
 from engines.contract import MODES, Outcome
+from engines.spec import EngineSpec
 from puzzles.model import AllDifferent, Model
 
 
@@ -102,9 +103,16 @@ class TemplateEngine(Engine):
         return super().details()
 
     @property
+    def spec(self) -> EngineSpec:
+        """Optional. This engine as a spec (``engines.spec.EngineSpec``): ``name`` plus
+        the options that differ from their defaults. Parsed again it must build the
+        same engine; override it to always name an option (CPMpy names its backend)."""
+        return super().spec
+
+    @property
     def label(self) -> str:
-        """Optional. The engine as results and reports name it: ``name`` plus the
-        options that differ from their defaults. Must be a valid spec of the engine."""
+        """Optional. The engine as results and reports name it: the text of ``spec``.
+        Override ``spec`` rather than this, so the two never disagree."""
         return super().label
 
     # ----- one-off preparation ------------------------------------------------------------

@@ -61,6 +61,7 @@ from engines.cpmpy.backends import (
     probe_backend,
 )
 from engines.cpmpy.translate import SHAPES, CpmTask, Shape
+from engines.spec import EngineSpec
 from engines.support.lexprobe import SearchTimeout, lexfirst_by_probes
 from puzzles.model import AllDifferent, Linear, Model, NotEqualOffset, Table
 
@@ -203,11 +204,10 @@ class CpmpyEngine(Engine):
         self.version = self._version_with_backend
 
     @property
-    def label(self) -> str:
+    def spec(self) -> EngineSpec:
         """Always names the backend: ``cpmpy`` alone would hide which solver ran."""
-        extra = [f"{k}={v}" for k, v in self.options.items()
-                 if k == "solver" or v != self.option_defaults.get(k)]
-        return ":".join([self.name] + extra)
+        return EngineSpec(self.name, [(k, v) for k, v in self.options.items()
+                                      if k == "solver" or v != self.option_defaults.get(k)])
 
     # ----- identity -------------------------------------------------------
     @classmethod
