@@ -24,7 +24,7 @@ from puzzles.formats.xcsp3 import limits as xcsp3_limits
 from puzzles.formats.xcsp3 import model as xcsp3_model
 from puzzles.formats.xcsp3.kind import load_file  # noqa: E402
 from puzzles.loader import load_puzzles, puzzle_paths  # noqa: E402
-from tests.test_kinds_support import engine_or_skip  # noqa: E402
+from tests.puzzles.test_kinds_support import engine_or_skip  # noqa: E402
 
 X4 = '<array id="x" size="[4]"> 0..3 </array>'
 
