@@ -10,9 +10,11 @@ The Python API (the command line is a thin layer over it)::
 Benchmark files have theirs in ``compare.benchmark`` (``run_benchmark``).
 
 Layers, each importing only the ones below it: ``cli`` -> ``benchmark`` -> ``api`` ->
-``reporting`` -> ``harness`` -> ``judge`` -> ``engines`` and ``puzzles``.
-The API names are resolved on first use, so ``import compare.cli`` for a
-quick ``solve`` does not pay for pandas and matplotlib.
+``reporting`` -> ``run`` -> ``executors`` and ``store`` -> ``judge`` -> ``settings``
+-> ``engines`` and ``puzzles`` (the full list: pyproject.toml's import-linter contract).
+The API names (``__all__``, listed by ``dir(compare)``) are resolved on first
+use, so ``import compare.cli`` for a quick ``solve`` does not pay for pandas
+and matplotlib.
 """
 from __future__ import annotations
 
@@ -22,6 +24,12 @@ _API = {"Comparison", "History", "Interrupted", "PluginError", "RunDiff", "Setti
         "WorkersFailed", "compare_runs", "history", "natural_key", "open_comparison",
         "run_comparison"}
 __all__ = sorted(_API | {"load_plugins"})
+
+
+def __dir__() -> list[str]:
+    """The API names too, though none is imported until it is used (``dir(compare)``,
+    a notebook's tab completion)."""
+    return sorted(set(globals()) | set(__all__))
 
 
 def __getattr__(name: str):

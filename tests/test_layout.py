@@ -131,19 +131,27 @@ def test_the_product_never_speaks_of_the_tracker():
     assert not hits
 
 
-def test_the_readme_api_example_runs_as_a_plain_script(tmp_path):
-    """No ``__main__`` guard: workers must not re-run the script."""
+def test_the_readme_api_example_runs_as_a_plain_script_and_again(tmp_path):
+    """No ``__main__`` guard: workers must not re-run the script. Run a second time,
+    as a reader does, it works again, in a folder of its own."""
     match = re.search(r"```python\n(from compare import run_comparison\n.*?)```", README, re.S)
     assert match, "README lost its Python API example"
     script = tmp_path / "example.py"
     script.write_text(match.group(1))
     (tmp_path / "puzzles" / "samples").mkdir(parents=True)
     shutil.copy(ROOT / "puzzles" / "samples" / "boj2580.txt", tmp_path / "puzzles" / "samples")
-    proc = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=300, env=dict(os.environ, PYTHONPATH=str(ROOT)))
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert (tmp_path / "reports" / "api-example" / "summary.md").is_file()
-    assert proc.stdout.count("queens:6") >= 2        # one row per engine
+    (tmp_path / "tmp").mkdir()
+    env = dict(os.environ, PYTHONPATH=str(ROOT), TMPDIR=str(tmp_path / "tmp"))
+    folders = []
+    for _ in range(2):
+        proc = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=300, env=env)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        assert proc.stdout.count("queens:6") >= 2        # one row per engine
+        folders.append(Path(re.search(r"^report in (.+)$", proc.stdout, re.M)[1]))
+        assert (folders[-1] / "summary.md").is_file()
+    assert folders[0] != folders[1]
+    assert all(folder.parent == tmp_path / "tmp" for folder in folders)
 
 
 def test_the_api_raises_when_no_worker_can_start(tmp_path):

@@ -40,10 +40,18 @@ PIPE_CLOSED = 128 + signal.SIGPIPE if hasattr(signal, "SIGPIPE") else 1
 
 def build_parser(full: bool = False):
     """The top-level parser: the comparison's options and the commands; ``full`` gives
-    each command its own options too (for completion, which then imports them all)."""
+    each command its own options too (for completion, which then imports them all), and
+    engine specs and formulations their completers.
+
+    The usage line says the command is optional: with none, the comparison runs
+    with the options listed."""
     from compare.cli.run_args import build_parser as run_parser
     parser = run_parser()
+    parser.usage = "%(prog)s [COMMAND] [options]"
     _add_commands(parser, full)
+    if full:
+        from compare.cli.completion import attach
+        attach(parser)
     return parser
 
 

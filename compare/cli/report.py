@@ -2,7 +2,9 @@
 
 ``report --out DIR`` runs nothing: results.csv (and .parquet), summary.md,
 meta.json and the plots are written again from the run's results file, for
-example after a killed run or with another ``--baseline``. A results file
+example after a killed run or with another ``--baseline``; with ``--json`` the
+tables are not printed but summary.json is (the verdict and the per-engine
+table), as ``--compare --json`` prints compare.json. A results file
 written by older code is migrated first; one written in a schema this code
 does not know is refused (exit 2). Exit codes as for
 a run: 0 clean, 1 a wrong answer or disagreement, 2 bad usage, 4 tasks
@@ -20,7 +22,8 @@ confidence (its CI's lower bound), else 0.
 writes history.csv and history.html (default folder ``reports/history``):
 per engine and source, each run's headline ratio with its CI, and the
 steps where a run differs with confidence from the run before it on the
-same machine. It exits 0 whatever the steps say (2 on bad usage).
+same machine. It exits 0 whatever the steps say (2 on bad usage; ``--json``
+does not go with it: history.csv is its table for tools).
 """
 from __future__ import annotations
 
@@ -74,7 +77,8 @@ def build_parser() -> OneLineParser:
                              "with confidence (the lower end of its 95%% CI)")
     parser.add_argument("--quiet", action="store_true", help="print no tables")
     parser.add_argument("--json", action="store_true",
-                        help="with --compare: print compare.json's content instead of the text")
+                        help="print the JSON written (summary.json, or compare.json with "
+                             "--compare) instead of the tables; not with --history")
     return parser
 
 
@@ -87,6 +91,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--relative needs --history")
     if args.compare and args.out:
         parser.error("--out does not go with --compare")
+    if args.json and args.history:
+        parser.error("--json does not go with --history (history.csv is its table for tools)")
     if not (args.out or args.compare or args.history):
         parser.error("one of --out, --compare or --history is required")
     folders = args.compare or args.history or [args.out]
@@ -112,7 +118,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: --baseline {args.baseline} is not among the engines of this run "
                   f"({', '.join(sorted(labels))})", file=sys.stderr)
             return BAD_USAGE
-        report = build_report(run, args.baseline, args.quiet, seconds_of_ms(args.shift_ms))
+        report = build_report(run, args.baseline, args.quiet or args.json,
+                              seconds_of_ms(args.shift_ms))
+        if args.json and not report.empty:
+            print(run.file(RunFile.SUMMARY_JSON).read_text(encoding="utf-8"), end="")
     return report_exit(report, args.allow_errors, args.fail_on)
 
 

@@ -6,6 +6,7 @@ the puzzle object itself travels once per worker (see ``executor``).
 """
 from __future__ import annotations
 
+import difflib
 import random
 from dataclasses import dataclass
 from pathlib import PurePath
@@ -68,6 +69,18 @@ def formulations_for(puzzle: Puzzle, wanted: list[str] | None) -> list[str]:
     if not wanted:
         return [puzzle.formulations[0]]
     return [f for f in wanted if f in puzzle.formulations]
+
+
+def formulation_hint(records: Iterable[PuzzleRecord], wanted: Iterable[str]) -> str:
+    """When no puzzle has any formulation asked for: ' (did you mean X?)' for a near
+    miss among those the puzzles have, else ' (the puzzles have: ...)', so a typo is
+    told from a formulation these kinds lack."""
+    have = list(dict.fromkeys(f for rec in records for f in rec.puzzle.formulations))
+    for name in wanted:
+        close = difflib.get_close_matches(name, have, n=1, cutoff=0.6)
+        if close:
+            return f" (did you mean {close[0]}?)"
+    return f" (the puzzles have: {', '.join(have)})" if have else ""
 
 
 def build_tasks(records: Iterable[PuzzleRecord], engines: list[str], mode: str,

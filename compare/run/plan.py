@@ -24,7 +24,7 @@ import engines
 from compare.errors import CompareError, Exit
 from compare.executors import executor_for
 from compare.executors.base import Executor, WorkerSetup
-from compare.executors.tasks import PuzzleRecord, build_tasks, sample_per_origin
+from compare.executors.tasks import PuzzleRecord, build_tasks, formulation_hint, sample_per_origin
 from compare.limits import SettingsError, check_setting
 from compare.plugins import plugin_environment, plugin_hint
 from compare.run import provenance as environment
@@ -165,7 +165,8 @@ def _loaded(folder: RunFolder, settings: RunSettings, stored: bool, resume: bool
                         list(settings.formulations) if settings.formulations else None)
     if not tasks:
         raise SettingsError(f"--formulations {','.join(settings.formulations or ())}: "
-                            "no puzzle has any of them")
+                            "no puzzle has any of them"
+                            + formulation_hint(records, settings.formulations or ()))
     if stored:
         _check_unchanged(folder, records, inputs, settings.sample)
     count, note = worker_count(workers, len(tasks), settings.memory_limit)
