@@ -156,3 +156,138 @@ def test_a_failed_task_without_a_traceback_still_shows(planted):
     text = html_page.render(inputs)
     assert "Error: " in text and "this engine always fails" in text
     assert "<summary>traceback</summary>" not in text
+
+
+# ----- reading the page: contents, words, size, highlights, colours ---------------------
+def test_a_small_run_page_is_under_2_mb_and_needs_no_other_file(planted):
+    text = (planted / "report.html").read_text(encoding="utf-8")
+    assert (planted / "report.html").stat().st_size < 2_000_000
+    assert "plotly.js (basic" in text                    # the interactive plots are there
+    assert not re.search(r"<(script|link)[^>]+(src|href)=", text)   # nothing beside it
+
+
+def settings_texts(page) -> dict[str, str]:
+    """The Settings section's names and values, as the browser shows them."""
+    names = page.locator("#settings + dl dt").all_inner_texts()
+    return dict(zip(names, page.locator("#settings + dl dd").all_inner_texts()))
+
+
+@NEEDS_BROWSER
+def test_the_contents_link_every_section_and_the_settings_read_as_words(planted):
+    with browser.open_page(planted / "report.html") as visit:
+        page = visit.page
+        links = page.locator("nav#contents a")
+        targets = [h.removeprefix("#") for h in
+                   (links.nth(i).get_attribute("href") for i in range(links.count()))]
+        sections = page.evaluate("Array.from(document.querySelectorAll('h2[id]'), h => h.id)")
+        assert targets == sections and {"failures", "headline", "plots", "tasks",
+                                         "settings", "definitions"} <= set(targets)
+        nav_y = page.locator("nav#contents").bounding_box()["y"]
+        assert nav_y < page.locator("#failures").bounding_box()["y"]
+        page.locator("nav#contents a[href='#settings']").click()
+        page.wait_for_function("location.hash === '#settings'")
+        top = page.locator("#settings").bounding_box()["y"]
+        assert 0 <= top < 800                                # the link took the reader there
+        settings = settings_texts(page)
+        environment = page.locator("#environment + dl dd").all_inner_texts()
+        for value in [*settings.values(), *environment]:
+            assert value.strip() and "`" not in value and '"' not in value, value
+            assert not value.startswith(("[", "{")), value
+            assert value not in ("False", "True", "None", "null"), value
+        assert settings["engines run"] == "fake, fake-wrong, fake-error, backtracking"
+        assert settings["repeat timeouts"] == "no"
+        assert settings["sample"].startswith("none") and settings["memory limit"] == "none"
+        assert page.locator("#environment + dl dd code").count() >= 1   # the command
+        # the definitions: a definition list, every item with its term, no markup left
+        terms = page.locator("#definitions + dl.definitions dt").all_inner_texts()
+        meanings = page.locator("#definitions + dl.definitions dd").all_inner_texts()
+        assert len(terms) == len(meanings) >= 10 and all(t.strip() for t in terms)
+        assert "PAR2" in terms and "ratio (the headline)" in terms
+        assert not any("``" in t for t in [*terms, *meanings])
+        assert page.locator("#definitions ~ pre").count() == 0
+    assert visit.console == [] and visit.requests == []
+
+
+def test_settings_left_at_their_defaults_are_named(planted):
+    from compare.settings import RunSettings
+    data = RunFolder(planted)
+    stored = {**RunSettings().to_stored(), "engines run": ["fake", "backtracking"],
+              "baseline": None}
+    inputs = html_page.PageInputs(
+        title="t", verdict="v", verdict_class="ok", alerts=[], problems=[], frame=data.results,
+        tasks=pd.DataFrame(), tables={}, baseline=None, engines=[], puzzles=data.puzzles,
+        environment=["command: `python run_compare.py`"], settings=stored, shift_s=0.001)
+    text = html_page.render(inputs)
+    shown = dict(re.findall(r"<dt>([^<]*)</dt><dd>([^<]*)</dd>",
+                            text[text.index('id="settings"'):]))
+    assert shown["puzzles"] == f"the embedded default set ({len(data.puzzles)} puzzles)"
+    assert shown["engines"] == "the default set (fake, backtracking)"
+    assert shown["sample"] == "none (every puzzle)"
+    assert shown["formulations"] == "each puzzle&#x27;s first"
+    assert shown["memory limit"] == "none" and shown["repeat timeouts"] == "no"
+    assert shown["timeout"] == "10 s" and shown["baseline"] == "none"
+    assert all(v for v in shown.values())
+    assert "<code>python run_compare.py</code>" in text
+
+
+@NEEDS_BROWSER
+def test_titles_clear_the_toolbar_and_failed_engines_rows_stand_out(planted):
+    with browser.open_page(planted / "report.html") as visit:
+        page = visit.page
+        boxes = page.evaluate("""Array.from(document.querySelectorAll('div.plot'), d => {
+            const box = e => { const r = e.getBoundingClientRect();
+                               return [r.left, r.top, r.right, r.bottom]; };
+            return [d.id, box(d.querySelector('.g-gtitle')), box(d.querySelector('.modebar'))];
+        })""")
+        assert len(boxes) >= 4
+        for key, title, toolbar in boxes:
+            apart = (title[0] >= toolbar[2] or title[2] <= toolbar[0]
+                     or title[1] >= toolbar[3] or title[3] <= toolbar[1])
+            assert apart, (key, title, toolbar)
+
+        def background(engine: str) -> str:
+            cell = page.locator(f'#table-headline tr[data-engine="{engine}"] td').first
+            return cell.evaluate("c => getComputedStyle(c).backgroundColor")
+        plain = background("fake")
+        assert background("fake-error") != plain and background("fake-wrong") != plain
+        assert "failed" in page.locator(
+            '#table-headline tr[data-engine="fake-error"]').get_attribute("class")
+    assert visit.console == [] and visit.requests == []
+
+
+def engine_colours_of(html_file: Path, engines: set[str]) -> dict[str, set[str]]:
+    """Per engine, every colour its traces have in a page's plotly figures."""
+    import json
+    text = html_file.read_text(encoding="utf-8")
+    start = text.index('id="figures">') + len('id="figures">')
+    figures = json.loads(text[start:text.index("</script>", start)])
+    colours: dict[str, set[str]] = {}
+    for figure in figures.values():
+        for trace in figure["data"]:
+            name = trace.get("name", "").split(" (machine")[0]
+            if name in engines:
+                colours.setdefault(name, set()).add(trace["line"]["color"])
+    return colours
+
+
+def test_an_engine_has_the_same_colour_on_every_page(tmp_path):
+    from benchmarks.report_page import synthetic_run
+    from compare.reporting import history, plots
+    engines = {"base": 1.0, "other": 2.0, "third": 1.5, "fourth": 3.0}
+    pages = []
+    for name, order in (("a", ["base", "other", "third", "fourth"]),
+                        ("b", ["fourth", "third", "other", "base"])):
+        folder = synthetic_run(tmp_path / name, puzzles=30, engines={e: engines[e] for e in order},
+                               baseline="base")
+        assert report_main(["--out", str(folder), "--quiet"]) == 0
+        _, page = history.write(history.history([RunFolder(folder)]), tmp_path / f"h-{name}")
+        pages += [folder / "report.html", page]
+    seen = [engine_colours_of(p, set(engines)) for p in pages]
+    for colours in seen:
+        assert all(len(c) == 1 for c in colours.values()), colours
+        assert len({next(iter(c)) for c in colours.values()}) == len(colours)   # distinct
+    for engine in engines:
+        assert len(set.union(*(c[engine] for c in seen if engine in c))) == 1, engine
+    assert sum(engine in c for c in seen for engine in engines) >= 12
+    assert plots.engine_colours(["x", "y", "z"]) == plots.engine_colours(["z", "x", "y"])
+    assert len(set(plots.engine_colours([f"e{i}" for i in range(10)]).values())) == 10

@@ -32,6 +32,7 @@ OUTLIERS = 1000            # outliers drawn one by one in an aggregated panel
 CELLS = 60                 # log-spaced cells per axis in an aggregated panel
 DASH = {"-": "solid", "--": "dash", ":": "dot", "-.": "dashdot"}
 FONT = {"size": 12}
+TOOLBAR = 34               # px at a figure's top kept for plotly's toolbar (the modebar)
 # The columns the plots read: a filter over the others' 100,000 rows costs seconds.
 USED = ["puzzle_id", "source", "size", "formulation", "engine", "mode", "status", "solved",
         "attempted", "total_s", "timeout"]
@@ -55,10 +56,22 @@ def _thin(xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return xs[keep], ys[keep]
 
 
+def heading(text: str) -> dict:
+    """A figure's title under the toolbar's row, not beside it: plotly draws its toolbar
+    at the top right of the figure, over whatever title reaches there."""
+    return {"text": text, "font": {"size": 14}, "x": 0, "xref": "paper", "xanchor": "left",
+            "y": 1, "yref": "container", "yanchor": "top", "pad": {"t": TOOLBAR}}
+
+
+def margin(**sides) -> dict:
+    """The plot area's margins, its top below the toolbar and the title."""
+    return {"l": 56, "r": 12, "t": TOOLBAR + 30, "b": 48, **sides}
+
+
 def _layout(title: str, xtitle: str, ytitle: str, xlog: bool = True,
             ylog: bool = False, height: int = 420) -> dict:
-    return {"title": {"text": title, "font": {"size": 14}}, "height": height,
-            "font": FONT, "margin": {"l": 56, "r": 12, "t": 40, "b": 48},
+    return {"title": heading(title), "height": height,
+            "font": FONT, "margin": margin(),
             "xaxis": {"title": {"text": xtitle}, "type": "log" if xlog else "linear",
                       "exponentformat": "none"},
             "yaxis": {"title": {"text": ytitle}, "type": "log" if ylog else "linear",

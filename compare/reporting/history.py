@@ -41,6 +41,7 @@ from compare.reporting import page, paired, plots, summary
 from compare.reporting.runs import TASK, compatibility, run_identity
 from compare.run.provenance import commit
 from compare.store.files import atomic_write, write_text
+from compare.reporting import figures as plotly_figures
 from compare.store.folder import RunFolder
 from engines import Status
 
@@ -394,8 +395,7 @@ def _figures(hist: History) -> dict[str, dict]:
         return {}
     labels = {r.order: f"{r.order}. {r.run}" for r in hist.runs.itertuples(index=False)}
     overall = table[table["source"] == ALL]
-    colours = {e: to_hex(plots.COLOURS[i % len(plots.COLOURS)])
-               for i, e in enumerate(dict.fromkeys(table["engine"]))}
+    colours = {e: to_hex(c) for e, c in plots.engine_colours(table["engine"]).items()}
     made = {"plot-history-ratio": _series(
         overall, "ratio", "ci_low", "ci_high", labels, colours,
         f"Headline ratio to {hist.baseline or 'the baseline'} per run (95% CI)",
@@ -426,8 +426,8 @@ def _series(rows: pd.DataFrame, value: str, low: str, high: str, labels: dict, c
                                          "color": "#c62828"}},
                      "text": [r for r in part["step"].fillna("")],
                      "hovertemplate": "%{x}<br>%{y:.3g}<br>%{text}<extra>" + name + "</extra>"})
-    layout = {"title": {"text": title, "font": {"size": 14}}, "height": 400,
-              "margin": {"l": 56, "r": 12, "t": 40, "b": 90},
+    layout = {"title": plotly_figures.heading(title), "height": 400,
+              "margin": plotly_figures.margin(b=90),
               "xaxis": {"type": "category", "tickangle": -30, "automargin": True},
               "yaxis": {"type": "log", "title": {"text": ytitle}, "exponentformat": "none"},
               "legend": {"orientation": "h", "y": -0.35, "x": 0}, "hovermode": "closest",

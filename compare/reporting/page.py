@@ -1,8 +1,12 @@
 """report.html: the report as one self-contained page, to look at rather than read.
 
 One file that opens offline and asks no network address for anything: the
-styles, the script and, when plotly is installed, plotly.js itself are
-written into it (without plotly the plots are the PNGs, embedded as data).
+styles, the script and plotly.js itself are written into it. The plotly.js
+is its basic bundle (``assets/plotly-basic.min.js``, MIT, plotly.js's own
+``plotly.js-basic-dist-min``: scatter traces, error bars, everything these
+plots use), a quarter of the full bundle's size, so a small run's page
+stays near 1 MB; were it missing, the plots would be the PNGs, embedded as
+data. A table of contents under the verdict links every section.
 What went wrong comes first (wrong answers, disagreements, then tasks that
 errored, crashed or ran out of memory, each with its message, traceback and
 a command that reproduces it); then the headline, the plots, the tables per
@@ -28,10 +32,11 @@ from pathlib import Path
 import pandas as pd
 
 from compare.judge.verdict import DISAGREEMENT, WRONG, WRONG_ANSWER, reproduce
-from compare.reporting import figures, summary
+from compare.reporting import figures, prose, summary
 from compare.store.files import write_text
 from engines import FAILED_WORDS, Status
 
+PLOTLY = "plotly-basic.min.js"     # plotly.js's basic bundle, shipped in assets/
 TASK_ROWS = 1000
 FAILURES_SHOWN = 20           # per engine and status
 PROBLEMS_SHOWN = 200
@@ -75,12 +80,11 @@ def asset(name: str) -> str:
 
 
 def plotly_js() -> str | None:
-    """plotly.js, to be written into the page; None when plotly is not installed."""
+    """plotly.js's basic bundle, to be written into the page; None when it is missing."""
     try:
-        from plotly.offline import get_plotlyjs
-    except ImportError:
+        return asset(PLOTLY)
+    except FileNotFoundError:
         return None
-    return get_plotlyjs()
 
 
 def render(page: PageInputs) -> str:
@@ -98,13 +102,17 @@ def render(page: PageInputs) -> str:
     parts += _group_tables(page)
     parts += _task_table(page)
     parts += _environment(page)
-    parts += ["<h2 id=\"definitions\">Definitions</h2>",
-              f"<pre>{esc(summary.definitions(page.shift_s).strip())}</pre>"]
+    parts += ['<h2 id="definitions">Definitions</h2>',
+              prose.definitions_html(summary.definitions(page.shift_s))]
     return document(page.title, parts, plotted, library)
 
 
 def document(title: str, parts: list[str], plotted: dict, library: str | None) -> str:
-    """The page around ``parts``: styles, the figures as JSON, plotly.js and the script."""
+    """The page around ``parts``: styles, a table of contents before the first section
+    (or the filter bar), the figures as JSON, plotly.js and the script."""
+    first = next((i for i, part in enumerate(parts)
+                  if part.startswith(("<h2", '<div class="filters"'))), len(parts))
+    parts = [*parts[:first], prose.contents(parts), *parts[first:]]
     specs = {key: {"data": f["data"], "layout": f["layout"]} for key, f in plotted.items()}
     figures_json = json.dumps(specs, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
     script = ("" if library is None else f"<script>{library}</script>\n")
@@ -215,8 +223,11 @@ def table_html(table: pd.DataFrame, table_id: str, shown: pd.DataFrame | None = 
     for i, row in enumerate(shown.itertuples(index=False)):
         attrs = "".join(f' data-{k}="{esc(v)}"' for k, v in (rows_data[i] if rows_data
                                                               else {}).items())
-        if rows_data and WRONG in rows_data[i].get("status", "").split("|"):
+        said = set(rows_data[i].get("status", "").split("|")) if rows_data else set()
+        if WRONG in said:
             attrs += ' class="wrong"'
+        elif said & set(FAILED_WORDS):          # errored, crashed or out of memory
+            attrs += ' class="failed"'
         cells = []
         for j, value in enumerate(row):
             sort = ""
@@ -337,8 +348,8 @@ def _plots(page: PageInputs, plotted: dict, interactive: bool) -> list[str]:
     if not interactive:
         if not page.pictures:
             return []
-        parts = ['<h2 id="plots">Plots</h2>', '<p class="note">plotly is not installed '
-                 "(pip install 'csp-compare[html]'): the plots are the PNG images.</p>"]
+        parts = ['<h2 id="plots">Plots</h2>', '<p class="note">plotly.js is missing from '
+                 "this installation: the plots are the PNG images.</p>"]
         for picture in page.pictures:
             data = base64.b64encode(Path(picture).read_bytes()).decode("ascii")
             parts.append(f'<div class="plot"><img alt="{esc(picture.stem)}" '
@@ -385,14 +396,7 @@ def _scatter_legend(panel: dict) -> str:
 
 # ----- environment and settings ----------------------------------------------------------
 def _environment(page: PageInputs) -> list[str]:
-    parts = ['<h2 id="environment">Environment</h2>', '<dl class="env">']
-    for line in page.environment:
-        key, _, value = line.partition(": ")
-        if not value:
-            key, value = "", line
-        parts.append(f"<dt>{esc(key)}</dt><dd>{esc(value)}</dd>")
-    parts += ["</dl>", '<h2 id="settings">Settings</h2>', '<dl class="env">']
-    for key, value in page.settings.items():
-        shown = json.dumps(value) if isinstance(value, (list, dict)) else value
-        parts.append(f"<dt>{esc(key)}</dt><dd>{esc(shown)}</dd>")
-    return parts + ["</dl>"]
+    return ['<h2 id="environment">Environment</h2>', '<dl class="env">',
+            *prose.environment_html(page.environment), "</dl>",
+            '<h2 id="settings">Settings</h2>', '<dl class="env">',
+            *prose.settings_html(page.settings, len(page.puzzles)), "</dl>"]

@@ -16,10 +16,13 @@
 
 Every engine keeps one colour and every formulation one line style in all
 plots (distinct up to 10 engines x 4 formulations), and legends sit outside
-the axes so they never hide a curve.
+the axes so they never hide a curve. The colour follows from the engine's
+label (``engine_colours``), not from its place in a list, so an engine looks
+the same on every page and plot of every run, and in history.html.
 """
 from __future__ import annotations
 
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +33,8 @@ from compare.reporting.summary import VIRTUAL_BEST, reference_formulation
 FLOOR_S = 1e-5     # log axes cannot show zero
 COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown",
            "tab:pink", "tab:olive", "tab:cyan", "tab:gray")
+# The engines' colours: tab10 without its grey (the guide lines' colour), navy in its place.
+ENGINE_COLOURS = (*(c for c in COLOURS if c != "tab:gray"), "navy")
 LINE_STYLES = ("-", "--", ":", "-.")
 LEGEND_RIGHT = 0.68     # the axes end here; the legend takes the rest of the width
 
@@ -64,16 +69,35 @@ def _finish(fig, ax, path: Path, xlabel: str, ylabel: str, title: str) -> Path:
     return path
 
 
+def engine_colours(labels) -> dict[str, str]:
+    """Each label's colour: the palette's entry its label's CRC-32 picks, so the same
+    engine has the same colour wherever it is drawn; labels taken in sorted order, each
+    moving on to the next free colour when its own is taken (distinct up to 10), so the
+    same engines get the same colours in whatever order they come."""
+    free, colours = list(ENGINE_COLOURS), {}
+    for label in sorted(set(labels)):
+        at = zlib.crc32(str(label).encode("utf-8")) % len(ENGINE_COLOURS)
+        for step in range(len(ENGINE_COLOURS)):
+            wanted = ENGINE_COLOURS[(at + step) % len(ENGINE_COLOURS)]
+            if wanted in free or not free:
+                break
+        colours[label] = wanted
+        if wanted in free:
+            free.remove(wanted)
+    return colours
+
+
 def series_styles(tasks: pd.DataFrame, engines: list[str] | None = None) -> dict:
     """(engine, formulation) -> label, colour and line style, stable across plots."""
     ran = list(tasks["engine"].unique())       # unique(): iterating 100,000 rows costs seconds
     order = [e for e in dict.fromkeys([*(engines or []), *ran]) if e != VIRTUAL_BEST and e in ran]
     forms = list(tasks["formulation"].unique())
+    colours = engine_colours(order)
     styles = {}
-    for i, engine in enumerate(order):
+    for engine in order:
         for j, form in enumerate(forms):
             label = engine if len(forms) == 1 else f"{engine} [{form}]"
-            styles[engine, form] = {"label": label, "color": COLOURS[i % len(COLOURS)],
+            styles[engine, form] = {"label": label, "color": colours[engine],
                                     "linestyle": LINE_STYLES[j % len(LINE_STYLES)]}
     return styles
 

@@ -21,7 +21,7 @@ from compare.store.folder import PAIR_KEYS, TASK_KEYS, common_runs, per_task  # 
 DEFINITIONS = """\
 * solved: answered (a solution, or unsatisfiable) and not rejected by the
   checker; a wrong answer is counted as ``wrong``, not solved;
-* times (mean, median, p90, max) are over solved tasks; ``total`` over all;
+* times: mean, median, p90 and max are over solved tasks; ``total`` over all;
   they are shown in adaptive units (µs, ms, s) to 3 significant digits;
 * PAR2: mean time with every unsolved task (timeout, crash, error, memout,
   wrong) counted as twice the time limit; unsupported tasks (n/a) are left out;
@@ -46,7 +46,7 @@ DEFINITIONS = """\
   CPU time of the solved tasks and the largest resident memory of a task;
 * ``virtual best``: for every puzzle, the fastest engine's task (PAR2 time):
   what picking the right engine per puzzle would give;
-* with ``--repeat K`` each task's times are the median over its repeats, and
+* ``--repeat K``: each task's times are the median over its repeats, and
   its status the most common one, but solved only when every repeat answered
   (else the most common status of the repeats that did not); ``rep IQR`` is
   the median, over the engine's solved tasks, of the interquartile range of

@@ -1,0 +1,110 @@
+"""The page's prose: settings, environment and definitions as a reader reads them.
+
+summary.md and meta.json keep these in their own forms (markdown with
+backticks, JSON lists, ``null`` for a default); a page that showed those
+forms would show ``False``, raw lists and blanks. Here each setting is
+worded (a default named, a list as a comma list, a switch as yes or no),
+inline code becomes ``<code>``, and the definitions become a definition
+list. The table of contents is made from the page's own section headings,
+so it can never point at a section the page lacks.
+"""
+from __future__ import annotations
+
+import html
+import re
+
+# What a setting left at its default (None in meta.json) means, as the command line says it.
+DEFAULTS = {"sample": "none (every puzzle)", "formulations": "each puzzle's first",
+            "memory_limit": "none", "baseline": "none"}
+UNITS = {"timeout": "s", "memory_limit": "MB"}
+CODE = re.compile(r"``(.+?)``|`([^`]+)`")
+HEADING = re.compile(r'<h2 id="([^"]+)">(.*?)</h2>', re.S)
+
+
+def esc(value) -> str:
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def inline(text: str) -> str:
+    """``text`` as HTML, its backticked spans (single or double) as ``<code>``."""
+    out, at = [], 0
+    for found in CODE.finditer(text):
+        out += [esc(text[at:found.start()]),
+                f"<code>{esc(found.group(1) or found.group(2))}</code>"]
+        at = found.end()
+    return "".join(out) + esc(text[at:])
+
+
+def setting_text(name: str, value, settings: dict, puzzles: int) -> str:
+    """One setting as words: defaults named, lists comma-separated, switches yes or no."""
+    if value is None:
+        if name == "puzzles":
+            return f"the embedded default set ({puzzles} puzzles)"
+        if name == "engines":
+            ran = settings.get("engines run") or []
+            return "the default set" + (f" ({words(ran)})" if ran else "")
+        return DEFAULTS.get(name, "default")
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float) and name in UNITS:
+        return f"{value:g} {UNITS[name]}"
+    if name in UNITS and isinstance(value, int):
+        return f"{value} {UNITS[name]}"
+    return words(value)
+
+
+def words(value) -> str:
+    """A list as a comma list, a mapping as ``key=value`` pairs, anything else as text."""
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={words(v)}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return ", ".join(words(v) for v in value) or "none"
+    return str(value)
+
+
+def settings_html(settings: dict, puzzles: int) -> list[str]:
+    """The settings as ``<dt>``/``<dd>`` pairs (names spaced as the options read)."""
+    return [f"<dt>{esc(name.replace('_', ' '))}</dt>"
+            f"<dd>{esc(setting_text(name, value, settings, puzzles))}</dd>"
+            for name, value in settings.items()]
+
+
+def environment_html(lines: list[str]) -> list[str]:
+    """The environment lines (``key: value``, markdown code spans) as ``<dt>``/``<dd>``."""
+    parts = []
+    for line in lines:
+        key, _, value = line.partition(": ")
+        if not value:
+            key, value = "", line
+        parts.append(f"<dt>{esc(key)}</dt><dd>{inline(value)}</dd>")
+    return parts
+
+
+def definitions_html(text: str) -> str:
+    """The definitions (``* term: what it means``, continued on indented lines) as a
+    definition list, every backticked name as ``<code>``."""
+    items, current = [], []
+    for line in text.strip().splitlines():
+        if line.startswith("* ") and current:
+            items.append(" ".join(current))
+            current = []
+        current.append(line.removeprefix("* ").strip())
+    if current:
+        items.append(" ".join(current))
+    parts = ['<dl class="definitions">']
+    for item in items:
+        term, _, meaning = item.partition(": ")
+        if not meaning:
+            term, meaning = "", item
+        parts.append(f"<dt>{inline(term)}</dt><dd>{inline(meaning)}</dd>")
+    return "".join(parts + ["</dl>"])
+
+
+def contents(parts: list[str]) -> str:
+    """A table of contents: a link to every section heading (``<h2 id=...>``) in ``parts``."""
+    links = [f'<li><a href="#{ident}">{title}</a></li>'
+             for ident, title in HEADING.findall("\n".join(parts))]
+    if len(links) < 2:
+        return ""
+    return ('<nav class="contents" id="contents" aria-label="Contents"><ol>'
+            + "".join(links) + "</ol></nav>")
