@@ -64,6 +64,13 @@ class EngineSpec(str):
         return cls(name.strip(), options.items())
 
     @classmethod
+    def partial(cls, text: str) -> tuple[EngineSpec | None, str]:
+        """A half-typed spec, for shell completion: the spec before the last ``:``
+        (``None`` while the name itself is typed) and the piece being typed."""
+        done, sep, typing = text.rpartition(":")
+        return (cls.parse(done) if sep else None), typing
+
+    @classmethod
     def parse_list(cls, text: str) -> list[EngineSpec]:
         """Specs from a comma list; ``a:x=1,y=2`` keeps ``y=2`` as a's option."""
         specs: list[str] = []

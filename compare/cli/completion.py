@@ -25,14 +25,15 @@ class EngineSpecs:
 
     def __call__(self, prefix: str, **_) -> list[str]:
         head, item = _split(prefix, self.many)
-        name, sep, rest = item.partition(":")
-        if not sep:
-            matches = [n for n in engines.names() if n.startswith(name)]
+        try:
+            spec, typing = engines.EngineSpec.partial(item)
+        except engines.EngineOptionError:
+            return []
+        if spec is None:
+            matches = [n for n in engines.names() if n.startswith(typing)]
             found = matches + (_options(matches[0], matches[0], ()) if len(matches) == 1 else [])
-        elif name in engines.names():
-            done = rest.rpartition(":")[0]
-            used = {part.partition("=")[0] for part in done.split(":") if part}
-            found = _options(name, f"{name}:{done}" if done else name, used)
+        elif spec.name in engines.names():
+            found = _options(spec.name, spec.label, {key for key, _ in spec.options})
         else:
             found = []
         return [head + c for c in found if c.startswith(item)]
