@@ -48,6 +48,11 @@ class TemplateEngine(Engine):
     # The constraint kinds of ``puzzles.model`` it translates exactly; a model with
     # another kind is n/a for it, with the missing kinds named.
     constraint_kinds = frozenset({AllDifferent})
+    # The values it takes, ``(bits, whose limit)``: a model with a value beyond
+    # ±2^bits is n/a for it before translation, saying whose limit it is. The
+    # default is the tool's (answers are 64-bit integers); a library with a
+    # narrower range names its own (CP-SAT: 62 bits).
+    value_range = (63, "the tool's range (answers are carried as 64-bit integers)")
     # Options, ``key=value`` in a spec: their defaults (whose types coerce the text)
     # and, for options with a closed set of values, the values allowed.
     option_defaults: dict[str, Any] = {}

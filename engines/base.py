@@ -41,6 +41,12 @@ class Engine:
     # the preferred engine (variant) with the best PAR2 is the baseline; with none
     # preferred, the best of all.
     baseline_preferred: ClassVar[bool] = False
+    # The values the engine takes, as ``(bits, whose limit)``: a model stating a value
+    # beyond ±2^bits (a domain value, coefficient, constant or given) is n/a for it,
+    # decided before translation. By default the tool's own limit: every answer
+    # crosses the worker's boundary as 64-bit integers.
+    value_range: ClassVar[tuple[int, str]] = (63, "the tool's range (answers are carried "
+                                                  "as 64-bit integers)")
 
     def __init__(self, **options: Any):
         self.options = self.parse_options(options)
@@ -152,8 +158,11 @@ class Engine:
             return f"unknown mode {mode!r}"
         if mode not in self.modes:
             return f"{self.label} does not support mode {mode!r}"
-        if model.structure.unsupported:
-            return f"{self.label}: {model.structure.unsupported}"
+        if model.structure.unsupported:      # the input's translation, not this engine
+            return f"translation: {model.structure.unsupported}"
+        bits, whose = self.value_range
+        if model.magnitude() >= 1 << bits:
+            return f"{self.label}: values beyond ±2^{bits}: outside {whose}"
         missing = model.kinds() - self.constraint_kinds
         if missing:
             names = ", ".join(sorted(k.__name__ for k in missing))

@@ -242,6 +242,8 @@ class CpSatEngine(Engine):
     library = "ortools"
     constraint_kinds = frozenset(_ADD)
     option_defaults = {"workers": 1, "seed": 0}
+    # CP-SAT refuses a domain outside [-kint64max / 2, kint64max / 2] as an invalid model.
+    value_range = (62, "CP-SAT's range, ±(2^63 - 1) / 2")
 
     @classmethod
     def available(cls) -> bool:

@@ -3,8 +3,10 @@
 A file whose name ends as a registered format says (``.xml``, ``.xml.lzma``:
 XCSP3) is read in that format; any other file, and stdin, is read as text in
 the format ``fmt`` names, or with ``auto`` in the one that recognises it (the
-Sudoku grid formats ``boj2239``, ``boj2580``, ``line``). A folder stands for
-the files in it whose name ends as a format says (``puzzle_paths``).
+Sudoku grid formats ``boj2239``, ``boj2580``, ``line``). A file whose ending
+names a format not read here (MiniZinc's ``.mzn``) is refused in one line. A
+folder stands for the files in it whose name ends as a read format says
+(``puzzle_paths``).
 
 The formats live in ``puzzles.formats`` and register themselves
 (``puzzles.formats.registry``); the built-in ones are imported here by name,
@@ -16,6 +18,7 @@ import os
 
 # The built-in formats, one line each: importing a format registers it.
 import puzzles.formats.grids  # noqa: F401
+import puzzles.formats.minizinc  # noqa: F401
 import puzzles.formats.xcsp3.kind  # noqa: F401
 from puzzles.catalog import is_spec, load_spec
 from puzzles.errors import PuzzleInputError
@@ -28,7 +31,8 @@ from puzzles.formats.registry import (
 )
 from puzzles.reading import STDIN, read_text
 
-__all__ = ["STDIN", "Entry", "load_puzzles", "parse_text", "puzzle_paths", "read_text"]
+__all__ = ["STDIN", "Entry", "load_puzzles", "parse_text", "puzzle_paths", "read_by_name",
+           "read_text"]
 
 
 def load_puzzles(arg: str, fmt: str = "auto") -> list[Entry]:
@@ -43,6 +47,14 @@ def load_puzzles(arg: str, fmt: str = "auto") -> list[Entry]:
     if named is not None:
         return named.parse(read_text(arg), source)
     return parse_text(read_text(arg), source, fmt)
+
+
+def read_by_name(arg: str) -> bool:
+    """Whether ``arg`` is read by what it is named (a spec, a file whose name ends as a
+    registered format says) rather than by what its text looks like."""
+    arg = os.fspath(arg)
+    return arg != "-" and (is_spec(arg) or (not os.path.isdir(arg)
+                                            and format_for_path(arg) is not None))
 
 
 def puzzle_paths(arg: str) -> list[str]:

@@ -95,6 +95,19 @@ class Structure:
     def kinds(self) -> frozenset[type]:
         return self.constraint_kinds
 
+    @cached_property
+    def magnitude(self) -> int:
+        """The largest absolute value the structure states (domain values, Linear
+        coefficients and sides, offsets): what an engine with a value range checks
+        before it translates anything. Computed once per structure."""
+        largest = max((max(-min(d), max(d)) for d in self.domains if d), default=0)
+        for con in self.constraints:
+            if isinstance(con, Linear):
+                largest = max(largest, abs(con.rhs), *map(abs, con.coeffs))
+            elif isinstance(con, NotEqualOffset):
+                largest = max(largest, abs(con.c))
+        return largest
+
 
 @dataclass(frozen=True)
 class Model:
@@ -112,6 +125,10 @@ class Model:
 
     def kinds(self) -> frozenset[type]:
         return self.structure.kinds()
+
+    def magnitude(self) -> int:
+        """The largest absolute value of the structure or the givens."""
+        return max(self.structure.magnitude, max((abs(v) for _, v in self.givens), default=0))
 
 
 def constraint_vars(con: Constraint) -> tuple[int, ...]:

@@ -278,3 +278,33 @@ def test_degenerate_constraints(engine, con, expected):
     model = Model(Structure("one", ("x",), ((-1, 0, 1, 2),), (con,)))
     result = engine.solve(model, "count", limit=10)
     assert result.count == expected, result.message
+
+
+@pytest.mark.parametrize("value, na", [(2 ** 62 - 1, False), (2 ** 62, True),
+                                       (-(2 ** 62), True), (10 ** 23, True)])
+def test_values_beyond_its_range_are_na_before_translation(engine, value, na, monkeypatch):
+    """CP-SAT's domains stay within ±(2^63 - 1) / 2; past it, n/a saying so, not a
+    TypeError or an invalid model from the library."""
+    if na:
+        monkeypatch.setattr(cpsat.CpSatEngine, "translate",
+                            lambda self, model: pytest.fail("translated a model it cannot take"))
+    models = [Model(Structure(f"wide{value}", ("x", "y"), ((value,), (1, 2)),
+                              (AllDifferent((0, 1)),)))]
+    if na:     # a coefficient too (within the range, CP-SAT checks the sums itself)
+        models.append(Model(Structure(f"coef{value}", ("x", "y"), ((0, 1), (1, 2)),
+                                      (Linear((value, 1), (0, 1), "<=", 5),))))
+    for model in models:
+        result = engine.solve(model, "first")
+        if na:
+            assert str(result.status) == "unsupported"
+            assert result.message == ("cpsat: values beyond ±2^62: outside CP-SAT's range, "
+                                      "±(2^63 - 1) / 2")
+        else:
+            assert str(result.status) in ("solved", "unsatisfiable"), result.message
+
+
+def test_a_translation_limit_is_worded_as_the_translation_s(engine):
+    model = Model(Structure("na", ("x",), ((1,),), (), "extension over 11 variables: too big"))
+    result = engine.solve(model, "first")
+    assert str(result.status) == "unsupported"
+    assert result.message == "translation: extension over 11 variables: too big"

@@ -412,3 +412,27 @@ def test_caps_per_line_and_per_input_whatever_the_block_size(monkeypatch, block)
             reading.read_capped(io.BytesIO(text), "f")
     with pytest.raises(PuzzleInputError, match="f: more than 0 MiB"):
         reading.read_capped(io.BytesIO(b"123456789\n" * 7), "f")
+
+
+# ----- formats named but not read ----------------------------------------------------
+@pytest.mark.parametrize("name", ["model.mzn", "data.dzn", "flat.fzn", "data.json"])
+def test_a_minizinc_file_is_refused_as_not_supported(tmp_path, name):
+    path = tmp_path / name
+    path.write_text("int: n = 4;\narray[1..n] of var 1..n: q;\nsolve satisfy;\n")
+    with pytest.raises(PuzzleInputError) as caught:
+        load_puzzles(str(path))
+    message = str(caught.value)
+    assert "\n" not in message and message.startswith(f"{path}: MiniZinc")
+    assert "is not a supported format" in message and "xcsp3 (.xml .xml.lzma)" in message
+    assert "out of range" not in message          # not read as a Sudoku grid
+
+
+def test_a_refusal_is_not_listed_in_a_folder_and_a_reader_replaces_it(formats, tmp_path):
+    (tmp_path / "model.mzn").write_text("solve satisfy;\n")
+    with pytest.raises(PuzzleInputError, match="a folder with no puzzle file"):
+        puzzle_paths(str(tmp_path))
+    formats.register_format("minizinc-reader", (".mzn",),
+                            parse=lambda text, source: board_sides("5\n", source))
+    [entry] = load_puzzles(str(tmp_path / "model.mzn"))
+    assert entry.puzzle.n == 5
+    assert puzzle_paths(str(tmp_path)) == [str(tmp_path / "model.mzn")]

@@ -255,6 +255,7 @@ def test_forms_without_translation_are_na_with_the_form_named(tmp_path):
     import engines
     result = engines.get_engine("backtracking").solve(model, "first", 1, 10)
     assert str(result.status) == "unsupported" and "nvalues" in result.message.lower()
+    assert result.message.startswith("translation: XCSP3 form")    # its limit, not the engine's
     assert "n/a" in puzzle.load_note()
 
 

@@ -219,3 +219,21 @@ def test_lexfirst_by_probes_with_sums_and_negative_values(solver, monkeypatch):
                       NotEqualOffset(0, 2, 1), AllDifferent((0, 1, 2)))
     result = get_engine(f"python-constraint:solver={solver}").solve(model, "lexfirst")
     assert result.solution == (-3, 1, -1) and result.stats["lexfirst_by"] == "probes"
+
+
+@pytest.mark.parametrize("value, na", [(2 ** 63 - 1, False), (2 ** 63, True),
+                                       (-(10 ** 23), True)])
+def test_values_beyond_64_bits_are_na_with_whose_limit_it_is(value, na):
+    """The library would answer them; the tool carries answers as 64-bit integers, so
+    the engine says n/a before it runs instead of an answer the boundary rejects."""
+    model = Model(Structure(f"wide{value}", ("x", "y"), ((value,), (1, 2)),
+                            (AllDifferent((0, 1)),)), givens=((1, 2),))
+    result = get_engine("python-constraint").solve(model, "first")
+    if na:
+        assert (str(result.status), result.message) == (
+            "unsupported", "python-constraint: values beyond ±2^63: outside the tool's range "
+                           "(answers are carried as 64-bit integers)")
+    else:
+        assert result.solution == (value, 2)
+    given = Model(Structure("given", ("x",), ((1, 2),), ()), givens=((0, 2 ** 64),))
+    assert "beyond ±2^63" in get_engine("python-constraint").solve(given, "first").message

@@ -7,6 +7,7 @@ subprocess to prove the exit codes and the no-traceback promise end to end.
 """
 from __future__ import annotations
 
+import importlib.util
 import io
 import os
 import subprocess
@@ -368,3 +369,33 @@ def test_late_answers_and_sys_exit_are_engine_failures(cls, argv, message, capsy
     finally:
         engines._REGISTRY.pop(cls.name, None)
     assert (code, out) == (3, "") and one_line(err) and message in err, err
+
+
+# ----- files read by their name: XCSP3, specs, and formats not read -------------------
+XCSP3 = ('<instance format="XCSP3" type="CSP"><variables><array id="x" size="[3]"> 1..3 '
+         '</array></variables><constraints><allDifferent> x[] </allDifferent>'
+         '</constraints></instance>')
+
+
+@pytest.mark.skipif(importlib.util.find_spec("pycsp3") is None, reason="pycsp3 is not installed")
+@pytest.mark.parametrize("name, arg", [("inst.xml", "{}"), ("inst.xml.lzma", "{}"),
+                                       ("inst.xml", "xcsp3:{}")])
+def test_an_xcsp3_file_is_solved_by_its_name(capsys, monkeypatch, tmp_path, name, arg):
+    import lzma
+    path = tmp_path / name
+    data = XCSP3.encode()
+    path.write_bytes(lzma.compress(data) if name.endswith(".lzma") else data)
+    code, out, err = solve(capsys, monkeypatch, "--engine", "backtracking", arg.format(path))
+    assert (code, err) == (0, "")
+    assert out == "x[0] 1\nx[1] 2\nx[2] 3\n"
+    code, out, err = solve(capsys, monkeypatch, "--engine", "backtracking", "--format", "line",
+                           arg.format(path))
+    assert (code, out) == (2, "") and one_line(err) and "--format line is for Sudoku" in err
+
+
+def test_a_minizinc_file_is_refused_naming_the_format(capsys, monkeypatch, tmp_path):
+    path = tmp_path / "queens.mzn"
+    path.write_text("int: n = 4;\narray[1..n] of var 1..n: q;\nsolve satisfy;\n")
+    code, out, err = solve(capsys, monkeypatch, "--engine", "fake", str(path))
+    assert (code, out) == (2, "") and one_line(err)
+    assert err.startswith(f"error: {path}: MiniZinc") and "not a supported format" in err

@@ -1,5 +1,10 @@
 """``run_compare.py solve``: answer a puzzle the way the judges ask (BOJ 2239 / 2580).
 
+FILE is read as the loader reads it: by its name where that names a format
+(an XCSP3 ``.xml`` or ``.xml.lzma``, a spec such as ``xcsp3:FILE``; a format
+not read here, such as MiniZinc's ``.mzn``, is refused in one line), else as
+Sudoku grid text whose format is detected and used for the answer too.
+
 Every answer passes the independent checker before it is printed; an engine
 answer that fails it is reported, never shown. Exit codes (the README lists
 them too):
@@ -28,7 +33,7 @@ from compare.judge.checker import NO_ANSWER, verify
 from compare.plugins import plugin_hint
 from puzzles.errors import PuzzleInputError
 from puzzles.formats.grids import FORMATS, detect_format
-from puzzles.loader import STDIN, load_puzzles, parse_text, read_text
+from puzzles.loader import STDIN, load_puzzles, parse_text, read_by_name, read_text
 
 SOLVED, NO_SOLUTION, BAD_INPUT, ENGINE_FAILED = Exit.OK, Exit.NO_SOLUTION, Exit.USAGE, Exit.FAILED
 
@@ -61,7 +66,8 @@ def build_parser() -> OneLineParser:
     parser.add_argument("--debug", action="store_true",
                         help="when the engine fails, also print where (its traceback)")
     parser.add_argument("file", nargs="?", metavar="FILE",
-                        help="puzzle file; stdin when absent or '-'")
+                        help="puzzle file (a Sudoku grid file, an XCSP3 .xml or .xml.lzma, "
+                             "or a spec such as xcsp3:FILE); stdin when absent or '-'")
     return parser
 
 
@@ -111,6 +117,11 @@ def _entries(args):
     if args.puzzle:
         return None, load_puzzles(args.puzzle)
     arg = args.file or "-"
+    if read_by_name(arg):
+        if args.format != "auto":
+            raise UsageError(f"--format {args.format} is for Sudoku grid text; {arg} is read "
+                             "by its name")
+        return None, load_puzzles(arg)
     text = read_text(arg)
     fmt = detect_format(text) if args.format == "auto" else args.format
     return fmt, parse_text(text, STDIN if arg == "-" else arg, fmt)

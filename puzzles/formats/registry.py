@@ -8,6 +8,11 @@ text of no known ending is in the format, for ``--format auto``. Every way in
 returns ``Entry`` rows: a file of many puzzles keeps a bad line as an entry
 with its error, so one typo does not cost the rest of the file.
 
+A format known by its endings but not read yet is registered as a refusal
+(``register_refusal``): a file ending so gets one line saying its format is
+not supported, instead of being guessed at as a Sudoku grid, and a reader
+registered later for the same endings takes them over.
+
 The loader imports the built-in formats; a plugin module (``compare.plugins``)
 calls ``register_format`` itself, as it calls ``register_kind`` for a kind.
 """
@@ -20,8 +25,8 @@ from puzzles.base import Puzzle
 from puzzles.errors import PuzzleInputError
 from puzzles.reading import source_stem
 
-__all__ = ["Entry", "FileFormat", "format_for_path", "register_format", "registered_formats",
-           "sniffed_format", "suffixes", "text_format", "text_formats"]
+__all__ = ["Entry", "FileFormat", "format_for_path", "register_format", "register_refusal",
+           "registered_formats", "sniffed_format", "suffixes", "text_format", "text_formats"]
 
 
 @dataclass
@@ -51,6 +56,7 @@ class FileFormat:
     sniff: Callable[[str], bool] | None = None
     load: Callable[[str], list[Entry]] | None = None
     parse: Callable[[str, str], list[Entry]] | None = None
+    refusal: str = ""        # a format named but not read: why a file of it is refused
 
 
 _FORMATS: dict[str, FileFormat] = {}
@@ -72,22 +78,37 @@ def register_format(name: str, suffixes: tuple[str, ...] = (), *,
     return fmt
 
 
+def register_refusal(name: str, suffixes: tuple[str, ...], title: str) -> FileFormat:
+    """Name a format the loader does not read: a file ending in ``suffixes`` is refused
+    in one line naming the file and ``title`` (bad input), and a folder is not listed
+    for it. A reader registered later for these endings replaces the refusal."""
+    def refuse(path: str) -> list[Entry]:
+        read = ", ".join(f"{f.name} ({' '.join(f.suffixes)})" if f.suffixes else f.name
+                         for f in _FORMATS.values() if not f.refusal)
+        raise PuzzleInputError(path, None, f"{title} is not a supported format (read "
+                                           f"here: {read})")
+    fmt = FileFormat(name, tuple(suffixes), load=refuse, refusal=title)
+    _FORMATS[name] = fmt
+    return fmt
+
+
 def registered_formats() -> dict[str, FileFormat]:
     """Every format registered so far, by name, in registration order."""
     return dict(_FORMATS)
 
 
 def suffixes() -> tuple[str, ...]:
-    """Every registered file ending: what a folder is listed for."""
-    return tuple(s for fmt in _FORMATS.values() for s in fmt.suffixes)
+    """Every registered file ending that is read: what a folder is listed for."""
+    return tuple(s for fmt in _FORMATS.values() if not fmt.refusal for s in fmt.suffixes)
 
 
 def format_for_path(path: str) -> FileFormat | None:
-    """The format a file's name ends in (the longest ending wins), if any."""
+    """The format a file's name ends in (the longest ending wins; of two equal
+    endings, the one registered later), if any."""
     best, length = None, 0
     for fmt in _FORMATS.values():
         for suffix in fmt.suffixes:
-            if len(suffix) > length and path.endswith(suffix):
+            if len(suffix) >= length and path.endswith(suffix):
                 best, length = fmt, len(suffix)
     return best
 

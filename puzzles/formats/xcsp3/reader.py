@@ -12,8 +12,10 @@ rows hold ``STAR`` (None) for a ``*``.
 
 Caps, so that no file can ask for unbounded work: the decompressed XML at
 most ``MAX_XML_BYTES``, ``MAX_VARIABLES`` variables, ``MAX_DOMAIN`` values per
-domain, ``MAX_TUPLES`` table rows in all. Only satisfaction instances are
-read: a file with an objective is refused (one line, bad input).
+domain, ``MAX_TUPLES`` table rows in all; the bytes and the variables are
+screened before pycsp3 builds anything (``screen``). Each domain is built once
+however many variables share it. Only satisfaction instances are read: a file
+with an objective is refused (one line, bad input).
 """
 from __future__ import annotations
 
@@ -27,12 +29,11 @@ from dataclasses import dataclass
 from xml.etree.ElementTree import ParseError
 
 from puzzles.errors import PuzzleInputError
+from puzzles.formats.xcsp3.screen import MAX_DOMAIN, MAX_VARIABLES, Screen, screened_bytes
 from puzzles.reading import MAX_INPUT_BYTES, read_capped
 
 EXTENSIONS = (".xml", ".xml.lzma")
 MAX_XML_BYTES = MAX_INPUT_BYTES
-MAX_VARIABLES = 200_000
-MAX_DOMAIN = 1_000_000
 MAX_TUPLES = 20_000_000
 STAR = None          # a ``*`` in a starred table row: any value
 
@@ -116,16 +117,17 @@ def _parser_module():
 
 def parse_instance(data: bytes, path: str) -> Instance:
     """The instance a file's XML states; every fault is one ``PuzzleInputError``."""
-    head = data[:4096].lstrip()
-    if not head.startswith(b"<"):
-        raise PuzzleInputError(path, None, "not XML (it does not start with '<')")
+    data = screened_bytes(data, path)
     try:
         xparser = _parser_module()
     except ImportError as exc:
         raise PuzzleInputError(path, None, str(exc)) from None
     from pycsp3.classes.nodes import Node
     try:
-        parser = xparser.ParserXCSP3(io.BytesIO(data))
+        parser = _screening_parser(xparser, path)(io.BytesIO(data))
+    except PuzzleInputError:
+        Node.all_nodes.clear()
+        raise
     except ParseError as exc:
         line, column = getattr(exc, "position", (None, None))
         raise PuzzleInputError(path, line, f"not well-formed XML (column {column}); a "
@@ -144,7 +146,7 @@ def parse_instance(data: bytes, path: str) -> Instance:
                                            "instances are read here")
     recorder = _recorder(path)
     try:
-        xparser.CallbackerXCSP3(parser, recorder).load_instance()
+        _sharing_loader(xparser)(parser, recorder).load_instance()
     except PuzzleInputError:
         raise
     except Exception as exc:
@@ -155,6 +157,33 @@ def parse_instance(data: bytes, path: str) -> Instance:
         raise PuzzleInputError(path, None, "no variable: not an XCSP3 instance to solve")
     return Instance(instance_name(path), tuple(recorder.names), tuple(recorder.domains),
                     tuple(recorder.constraints), hashlib.sha256(data).hexdigest()[:24])
+
+
+def _screening_parser(xparser, path: str):
+    """pycsp3's parser, with the variables screened before it builds any (``screen``)."""
+    class ScreeningParser(xparser.ParserXCSP3):
+        def parse_variables(self, elements):
+            screen = Screen(path, lambda id_: self.tree.find(f".//*[@id='{id_}']"))
+            for elt in elements:
+                screen.element(elt)
+            super().parse_variables(elements)
+    return ScreeningParser
+
+
+def _sharing_loader(xparser):
+    """pycsp3's loader, handing each variable's domain as its pieces: pycsp3's own
+    ``load_var`` lists every value again for every variable of a shared domain."""
+    from pycsp3.classes.auxiliary.enums import TypeVar
+
+    class SharingLoader(xparser.CallbackerXCSP3):
+        def load_var(self, x):
+            self.cb.load_var(x)
+            if not self.cb.discard_variables_of_degree_0 or x.degree is not None:
+                if x.type == TypeVar.SYMBOLIC:
+                    self.cb.var_symbolic(x, x.domain)
+                else:
+                    self.cb.var_pieces(x, x.domain)
+    return SharingLoader
 
 
 def _why(exc: Exception) -> str:
@@ -190,6 +219,7 @@ class _Recording:
         self.path = path
         self.names: list[str] = []
         self.domains: list[tuple[int, ...]] = []
+        self.shared: dict[tuple, tuple[int, ...]] = {}
         self.index: dict[str, int] = {}
         self.constraints: list[tuple] = []
         self.tuples = 0
@@ -210,17 +240,29 @@ class _Recording:
         self.names.append(x.id)
         self.domains.append(values)
 
+    def var_pieces(self, x, pieces):
+        """A domain as written (ints and ranges): built once, shared by every variable
+        written with the same pieces."""
+        key = tuple(pieces)
+        values = self.shared.get(key)
+        if values is None:
+            size = sum(len(p) if isinstance(p, range) else 1 for p in pieces)
+            if size > MAX_DOMAIN:
+                self.fail(f"variable {x.id} has {size:,} values; a domain here holds at "
+                          f"most {MAX_DOMAIN:,}")
+            if len(pieces) == 1 and isinstance(pieces[0], range):
+                values = tuple(pieces[0])
+            else:
+                values = tuple(sorted({v for p in pieces
+                                       for v in (p if isinstance(p, range) else (p,))}))
+            self.shared[key] = values
+        self._variable(x, values)
+
     def var_integer_range(self, x, min_value, max_value):
-        if max_value - min_value + 1 > MAX_DOMAIN:
-            self.fail(f"variable {x.id} has {max_value - min_value + 1:,} values; a domain "
-                      f"here holds at most {MAX_DOMAIN:,}")
-        self._variable(x, tuple(range(min_value, max_value + 1)))
+        self.var_pieces(x, [range(min_value, max_value + 1)])
 
     def var_integer(self, x, values):
-        if len(values) > MAX_DOMAIN:
-            self.fail(f"variable {x.id} has {len(values):,} values; a domain here holds at "
-                      f"most {MAX_DOMAIN:,}")
-        self._variable(x, tuple(sorted(set(values))))
+        self.var_pieces(x, values)
 
     def var_symbolic(self, x, values):
         self.fail(f"variable {x.id} is symbolic; only integer variables are read here")
