@@ -16,9 +16,14 @@ gives per engine, over all sources and per source:
   and is left out; one that timed out in one run only gives a direction
   but no size, so those are counted (newly timed out / newly solved) and
   tested apart with a sign test (``scipy.stats.binomtest``). A step is
-  flagged only when one of the two tests calls a change. Runs made with
-  other settings or plugin code (``runs.compatibility``, as ``--compare``
-  checks them) are not compared: the step says in what they differ.
+  flagged only when one of the two tests calls a change. As in
+  ``--compare``, the later run's solved times are divided by the machine's
+  drift between the two runs' calibrations, and a change must clear the
+  noise floor (``compare.run.calibration.drift``); ``work`` says whether the
+  nodes the engine reports changed. Runs made with other settings or
+  plugin code (``runs.compatibility``) are not compared: the step says
+  "not compared" and in what they differ, and the verdict never counts it
+  as "no change".
 
 Absolute times from different machines are not comparable, so runs are
 grouped by machine (CPU, cores, memory, system, host name): steps are tested
@@ -34,23 +39,22 @@ from pathlib import Path
 
 import pandas as pd
 from matplotlib.colors import to_hex
-from scipy import stats
 
 from compare.errors import CompareError
+from compare.reporting import figures as plotly_figures
 from compare.reporting import page, paired, plots, summary
-from compare.reporting.runs import TASK, compatibility, run_identity
+from compare.reporting import runs as two_runs
+from compare.reporting.runs import ALL, TASK, censored_step
+from compare.run.calibration import Drift, drift, series_line
 from compare.run.provenance import commit
 from compare.store.files import atomic_write, write_text
-from compare.reporting import figures as plotly_figures
 from compare.store.folder import RunFolder
-from engines import Status
 
-ALL = "all"                 # the source of the rows over every source
-SIGN_LEVEL = 0.05           # the sign test's level for tasks that timed out in one run only
+NOT_COMPARED = "not compared: "     # how the step of two runs that cannot be compared begins
 COLUMNS = ["run", "order", "machine", "commit", "started", "engine", "source", "baseline",
            "pairs", "ratio", "ci_low", "ci_high", "previous", "common", "both_solved",
            "step_ratio", "step_ci_low", "step_ci_high", "newly_timed_out", "newly_solved",
-           "both_timed_out", "sign_p", "step", "flagged"]
+           "both_timed_out", "sign_p", "step", "flagged", "drift", "noise_floor", "work"]
 
 
 class HistoryError(CompareError, ValueError):
@@ -70,6 +74,7 @@ class RunInfo:
     texts: dict                 # puzzle id -> puzzle text, to pair only the same puzzles
     baseline: str | None = None     # the baseline the run was given
     identity: dict = field(default_factory=dict)   # settings and plugin code (runs.run_identity)
+    calibration: dict | None = None     # the machine's speed during the run, if recorded
 
 
 @dataclass
@@ -110,20 +115,48 @@ class History:
         atomic_write(path, lambda tmp: frame.to_csv(tmp, index=False))
         return path
 
+    @property
+    def drift_note(self) -> str:
+        """How the machine's drift between runs was taken into account, and the floor."""
+        if self.relative:
+            return series_line(relative=True)
+        steps = self.table[self.table["previous"].fillna("") != ""]
+        steps = steps[~steps["step"].fillna("").str.startswith(NOT_COMPARED)]
+        return series_line(list(steps["drift"].dropna()), list(steps["noise_floor"].dropna()),
+                           sorted(set(steps.loc[steps["drift"].isna(), "run"])))
+
+    def verdict(self) -> tuple[str, str]:
+        """The page's banner tone and line: green only when every step was compared and
+        none changed; a step that could not be compared is named, never "no change"."""
+        steps, runs = self.steps, len(self.runs)
+        if len(steps):
+            return "bad", (f"{len(steps)} step change(s) over {runs} runs: "
+                           + ", ".join(dict.fromkeys(steps["run"])))
+        stepped = self.table[self.table["previous"].fillna("") != ""]
+        said = stepped.drop_duplicates("run")["step"].fillna("")
+        skipped = said[said.str.startswith(NOT_COMPARED)]
+        compared = len(said) - len(skipped)
+        if not len(said):
+            return "warn", (f"No step tested over {runs} run(s): no run has an earlier one "
+                            "on the same machine.")
+        why = "; ".join(dict.fromkeys(s[len(NOT_COMPARED):] for s in skipped))
+        if not compared:
+            return "warn", (f"No step compared over {runs} runs: {len(skipped)} step(s) "
+                            f"not compared: {why}")
+        if len(skipped):
+            return "warn", (f"No step change in the {compared} step(s) compared over {runs} "
+                            f"runs; {len(skipped)} step(s) not compared: {why}")
+        return "ok", (f"No step change over {runs} runs: no run differs from the one before "
+                      "it with confidence.")
+
     def text(self) -> str:
-        """The console's view: the runs, then each flagged step."""
+        """The console's view: the runs, the verdict, then each flagged step."""
         lines = [f"{len(self.runs)} runs in commit order (baseline {self.baseline or 'none'}):"]
         lines += [f"  {r.order}. {r.run}  {r.commit or 'no commit'}  started {r.started}  "
                   f"machine {r.machine}" for r in self.runs.itertuples(index=False)]
-        lines.append(self.machines_note)
-        steps = self.steps
-        if steps.empty:
-            lines.append("No step change: no run differs from the one before it with "
-                         "confidence.")
-        else:
-            lines.append(f"{len(steps)} step change(s):")
-            lines += [f"  {step_line(r)}" for r in steps.itertuples(index=False)]
-        return "\n".join(lines + self.notes)
+        lines += [self.machines_note, self.drift_note, self.verdict()[1]]
+        lines += [f"  {step_line(r)}" for r in self.steps.itertuples(index=False)]
+        return "\n".join([line for line in lines if line] + self.notes)
 
 
 def step_line(row) -> str:
@@ -132,7 +165,8 @@ def step_line(row) -> str:
             f"ratio {summary.sig3(row.step_ratio)} [{summary.sig3(row.step_ci_low)}, "
             f"{summary.sig3(row.step_ci_high)}] over {row.both_solved} tasks both solved"
             + (f"; {row.newly_timed_out} newly timed out, {row.newly_solved} newly solved"
-               if row.newly_timed_out or row.newly_solved else ""))
+               if row.newly_timed_out or row.newly_solved else "")
+            + (f"; work {row.work}" if isinstance(row.work, str) and row.work else ""))
 
 
 # ----- reading the runs --------------------------------------------------------------
@@ -164,7 +198,8 @@ def _run_info(data: RunFolder) -> RunInfo:
     return RunInfo(folder, folder.name, found.get("commit") or "", found.get("committed") or "",
                    str(started), machine_of(session) if session else
                    str(data.config.get("machine", "unknown")), tasks, texts,
-                   data.config.get("baseline"), {**run_identity(data), "engines": []})
+                   data.config.get("baseline"), {**two_runs.run_identity(data), "engines": []},
+                   data.calibration)
 
 
 def in_commit_order(runs: list[RunInfo]) -> list[RunInfo]:
@@ -198,9 +233,11 @@ def history(folders: list[RunFolder], baseline: str | None = None,
         for row in _headline(run, base, shift_s):
             row.update(run=run.name, order=order, machine=machines.index(run.machine) + 1,
                        commit=run.commit[:12], started=run.started)
+            moved = Drift(False, why="relative steps") if relative or before is None else \
+                drift(before.calibration, run.calibration, (before.name, run.name))
             if not (relative and row["engine"] == base):
                 row.update(_step(before, run, row["picks"], row["source"], shift_s,
-                                 base if relative else None))
+                                 base if relative else None, moved))
             rows.append(row)
         previous[series] = run
     table = pd.DataFrame(rows, columns=COLUMNS)
@@ -211,9 +248,17 @@ def history(folders: list[RunFolder], baseline: str | None = None,
     listing = pd.DataFrame([{"order": k, "run": r.name, "folder": str(r.folder),
                              "commit": r.commit[:12], "committed": r.committed,
                              "started": r.started, "machine": machines.index(r.machine) + 1,
-                             "machine_name": r.machine, "tasks": len(r.tasks)}
+                             "machine_name": r.machine, "tasks": len(r.tasks),
+                             "calibration": _calibration(r.calibration)}
                             for k, r in enumerate(runs, 1)])
     return History(listing, table, base, machines, shift_s, notes, relative)
+
+
+def _calibration(stored: dict | None) -> str:
+    """A run's calibration as the runs table shows it."""
+    if not stored or not stored.get("median_s"):
+        return "none (times not normalised)"
+    return f"{stored['median_s'] * 1000:.1f} ms, median of {stored.get('count', 0)} samples"
 
 
 def _common_baseline(runs: list[RunInfo]) -> str | None:
@@ -252,74 +297,29 @@ def _ratio_row(record: dict, source: str, base: str | None) -> dict:
 
 
 def _step(before: RunInfo | None, run: RunInfo, picks: tuple[str, str | None], source: str,
-          shift_s: float, relative_to: str | None = None) -> dict:
+          shift_s: float, relative_to: str | None = None, moved: Drift | None = None) -> dict:
     """This run against the one before it on the same machine, on their common tasks
     (with ``relative_to``, on each task's time relative to that engine's in its run)."""
     if before is None:
         return {"previous": "", "flagged": False, "step": ""}
-    differences = compatibility(before.identity, run.identity)   # engines are paired by label
+    differences = two_runs.compatibility(before.identity, run.identity)   # paired by label
     if differences:
         return {"previous": before.name, "flagged": False,
-                "step": "not compared: the runs differ in " + "; ".join(differences)}
-    pick = _picker(*picks, source)
+                "step": NOT_COMPARED + "the runs differ in " + "; ".join(differences)}
+    pick = two_runs.tasks_of(*picks, source)
     a, b = pick(before.tasks), pick(run.tasks)
     if relative_to is not None:
-        base = _picker(relative_to, None, source)
-        a, b = _relative(a, base(before.tasks), shift_s), _relative(b, base(run.tasks), shift_s)
+        base = two_runs.tasks_of(relative_to, None, source)
+        a = two_runs.relative_to_baseline(a, base(before.tasks), shift_s)
+        b = two_runs.relative_to_baseline(b, base(run.tasks), shift_s)
         shift_s = 0.0                       # the ratios carry the shift already
     same = [pid for pid in set(a["puzzle_id"]) & set(b["puzzle_id"])
             if before.texts.get(pid) == run.texts.get(pid)]
     columns = TASK + ["total_s", "solved", "status"]
+    columns += [c for c in two_runs.WORK if c in a and c in b]
     both = a[columns].merge(b[columns], on=TASK, suffixes=("_a", "_b"))
     both = both[both["puzzle_id"].isin(same)]
-    return {"previous": before.name, "common": len(both), **censored_step(both, shift_s)}
-
-
-def _relative(tasks: pd.DataFrame, base: pd.DataFrame, shift_s: float) -> pd.DataFrame:
-    """Each task's shifted time ratio to the baseline's on the same puzzle run; solved
-    when both solved, timed out (censored) when either did."""
-    keys = ["puzzle_id", "formulation", "mode"]
-    base = base.drop_duplicates(["puzzle_id", "mode"])[["puzzle_id", "mode", "total_s",
-                                                          "solved", "status"]]
-    both = tasks[keys + ["engine", "total_s", "solved", "status"]].merge(
-        base, on=["puzzle_id", "mode"], suffixes=("", "_base"))
-    return both.assign(
-        total_s=(both["total_s"] + shift_s) / (both["total_s_base"] + shift_s),
-        solved=both["solved"] & both["solved_base"],
-        status=both["status"].where(both["status_base"] != Status.TIMEOUT.value,
-                                    Status.TIMEOUT.value))
-
-
-def _picker(engine: str, form: str | None, source: str):
-    def pick(tasks: pd.DataFrame) -> pd.DataFrame:
-        rows = tasks[tasks["engine"] == engine]
-        if form:
-            rows = rows[rows["formulation"] == form]
-        return rows if source == ALL else rows[rows["source"] == source]
-    return pick
-
-
-def censored_step(both: pd.DataFrame, shift_s: float) -> dict:
-    """The paired test of ``report --compare`` on the tasks both runs solved, and a
-    sign test on those that timed out in one run only (B is the later run)."""
-    solved = both[both["solved_a"] & both["solved_b"]]
-    timeout = Status.TIMEOUT.value
-    out_a, out_b = both["status_a"].eq(timeout), both["status_b"].eq(timeout)
-    newly_out = int((both["solved_a"] & out_b).sum())
-    newly_in = int((out_a & both["solved_b"]).sum())
-    figures = paired.compare(solved["total_s_b"].to_numpy(), solved["total_s_a"].to_numpy(),
-                             shift_s)
-    said = paired.verdict(figures["ci_low"], figures["ci_high"])
-    flips = newly_out + newly_in
-    sign_p = stats.binomtest(newly_out, flips).pvalue if flips else math.nan
-    step = said if said in ("slower", "faster") else ""
-    if not step and flips and sign_p < SIGN_LEVEL:
-        step = "slower (more timeouts)" if newly_out > newly_in else "faster (fewer timeouts)"
-    return {"both_solved": len(solved), "step_ratio": figures["ratio"],
-            "step_ci_low": figures["ci_low"], "step_ci_high": figures["ci_high"],
-            "newly_timed_out": newly_out, "newly_solved": newly_in,
-            "both_timed_out": int((out_a & out_b).sum()), "sign_p": sign_p,
-            "step": step or said, "flagged": bool(step)}
+    return {"previous": before.name, "common": len(both), **censored_step(both, shift_s, moved)}
 
 
 def write(hist: History, out: Path | str) -> tuple[Path, Path]:
@@ -341,17 +341,14 @@ def page_html(hist: History) -> str:
     table = hist.table
     parts = ["<h1>History across runs</h1>"]
     steps = hist.steps
-    if steps.empty:
-        parts.append(f'<p class="verdict ok" id="verdict">No step change over {len(hist.runs)} '
-                     "runs: no run differs from the one before it with confidence.</p>")
-    else:
-        parts.append(f'<p class="verdict bad" id="verdict">{len(steps)} step change(s) over '
-                     f"{len(hist.runs)} runs: {page.esc(', '.join(dict.fromkeys(steps['run'])))}"
-                     "</p>")
+    tone, line = hist.verdict()
+    parts.append(f'<p class="verdict {tone}" id="verdict">{page.esc(line)}</p>')
+    if len(steps):
         parts.append('<ul class="alerts" id="steps">' + "".join(
             f"<li>{page.esc(step_line(r))}</li>" for r in steps.itertuples(index=False))
             + "</ul>")
     parts.append(f'<p class="note" id="machines">{page.esc(hist.machines_note)}</p>')
+    parts.append(f'<p class="note" id="drift">{page.esc(hist.drift_note)}</p>')
     parts += [f'<p class="note">{page.esc(n)}</p>' for n in hist.notes if n]
     if not table.empty:
         parts.append(page.filter_bar(list(dict.fromkeys(table["engine"])),
@@ -364,11 +361,14 @@ def page_html(hist: History) -> str:
                          ci=[_interval(lo, hi) for lo, hi in zip(table["ci_low"],
                                                                   table["ci_high"])],
                          step_ratio=[summary.sig3(v) for v in table["step_ratio"]],
+                         drift=[summary.sig3(v) for v in table["drift"]],
+                         noise_floor=["-" if pd.isna(v) else f"±{v:.1%}"
+                                      for v in table["noise_floor"]],
                          step_ci=[_interval(lo, hi) for lo, hi in
                                   zip(table["step_ci_low"], table["step_ci_high"])])
     view = ["order", "run", "commit", "machine", "engine", "source", "pairs", "ratio", "ci",
             "previous", "both_solved", "step_ratio", "step_ci", "newly_timed_out",
-            "newly_solved", "step"]
+            "newly_solved", "drift", "noise_floor", "work", "step"]
     raw = table.assign(ci=table["ci_low"], step_ci=table["step_ci_low"])[view]
     rows = [{"engine": e, "source": s, "status": "flagged" if f else ""}
             for e, s, f in zip(table["engine"], table["source"], table["flagged"])]
@@ -378,7 +378,10 @@ def page_html(hist: History) -> str:
                               caption="ratio and 95% CI: the run's headline against the "
                               "baseline; step ratio: this run against the previous one on the "
                               "same machine, over the tasks both solved (timeouts censored: "
-                              "counted as newly timed out / newly solved, tested apart). "
+                              "counted as newly timed out / newly solved, tested apart), the "
+                              "later run's times divided by drift (its calibration over the "
+                              "previous run's), a change called only beyond the noise floor; "
+                              "work: whether the nodes the engine reports changed. "
                               "history.csv holds the same rows."),
               '<h2 id="runs">Runs, in commit order</h2>',
               page.table_html(hist.runs, "table-runs", hist.runs.astype(object).fillna("-"))]

@@ -159,6 +159,7 @@ def _write_meta(data: RunFolder, report: Report, base, shift_s: float, given: bo
     meta = {"schema_version": schema.VERSION, "config": data.config, "environment": data.sessions, "planned": data.planned,
             "stored": {k: int(v) for k, v in data.results.groupby("engine").size().items()},
             "complete": not report.incomplete, "runs": data.runs, "skipped": data.skipped,
+            "calibration": data.calibration,   # None: the run holds no calibration
             "plugins": data.sessions[-1].get("plugins", {}) if data.sessions else {},
             "report": {"baseline": base, "shift_s": shift_s,
                        "shift_from": "--shift-ms" if given else "run", "tie": paired.TIE,

@@ -28,6 +28,7 @@ from compare.executors.tasks import PuzzleRecord, build_tasks, formulation_hint,
 from compare.limits import SettingsError, check_setting
 from compare.plugins import plugin_environment, plugin_hint
 from compare.run import provenance as environment
+from compare.run.calibration import Calibration, taken
 from compare.run.runner import execute, puzzle_digest, record_digest
 from compare.settings import RunSettings
 from compare.store.folder import RunFolder, check_out
@@ -64,6 +65,7 @@ class Plan:
     skipped: list = field(default_factory=list)
     inputs: dict = field(default_factory=dict)     # fingerprint of each input, pre-sample
     tasks: list = field(default_factory=list)
+    speed: dict = field(default_factory=lambda: taken("start"))   # before the workers start
 
     @property
     def folder(self) -> Path:
@@ -252,14 +254,17 @@ def _run_stored(plan: Plan, command: str, progress: bool, announce: bool) -> dic
     sessions = store.meta("environment", [])
     session = environment.at_start(dict(plan.identities.values()), full_command(command))
     store.set_meta("environment", sessions + [session])
+    speed = Calibration(store.meta("calibration"), len(sessions) + 1, plan.speed)
     interrupted = True
     try:
         timing = execute(todo, {r.puzzle_id: r for r in plan.records}, plan.executor,
                          store, plan.identities, progress, plan.started,
-                         plan.settings.repeat_timeouts)
+                         plan.settings.repeat_timeouts, speed.between)
         interrupted = False
+        speed.sample("end")
     finally:
         store.set_meta("environment", sessions + [environment.at_end(session, interrupted)])
+        store.set_meta("calibration", speed.stored())
     timing["workers"] = min(plan.workers, max(1, len(todo)))
     store.set_meta("runs", store.meta("runs", []) + [timing])
     return timing

@@ -316,7 +316,7 @@ def bounded_stats(stats: dict) -> str | None:
 def execute(tasks: list[Task], records: dict[str, PuzzleRecord], executor: Executor,
             store: Store, identities: dict[str, tuple[str, str]],
             progress: bool = True, started: float | None = None,
-            repeat_timeouts: bool = False) -> dict:
+            repeat_timeouts: bool = False, between=None) -> dict:
     """Run, check and store every task, and the puzzles' rows (``PuzzleRows``); wrong
     answers are shouted as they come.
 
@@ -327,6 +327,8 @@ def execute(tasks: list[Task], records: dict[str, PuzzleRecord], executor: Execu
     run that wall-clock throughput is measured over: workers warm, tasks
     flowing, every answer checked here as it comes. A task that timed out is
     not run again on later repeats unless ``repeat_timeouts`` (``TimeoutsOnce``).
+    ``between`` is called after each batch is stored (the run's calibration samples
+    the machine there, when due).
     """
     bar = progress_bar(len(tasks), progress)
     started = time.perf_counter() if started is None else started
@@ -377,6 +379,8 @@ def execute(tasks: list[Task], records: dict[str, PuzzleRecord], executor: Execu
                 batch.append(done)
             if batch and (done is None or len(batch) >= BATCH):
                 settle()
+                if between is not None:
+                    between()
         if batch:
             settle()
     except BaseException:

@@ -210,6 +210,12 @@ class RunFolder(ClosedOnExit):
         return self.meta("environment", [])
 
     @cached_property
+    def calibration(self) -> dict | None:
+        """The machine's speed sampled during the run (``compare.run.calibration``);
+        None for a folder that holds none."""
+        return self.meta("calibration") or None
+
+    @cached_property
     def skipped(self) -> list[str]:
         """Input lines the run skipped as bad input."""
         return self.meta("skipped", [])

@@ -1,0 +1,166 @@
+"""Between-run drift: a machine that is slower the second time is not slower code.
+
+Made-up runs (``benchmarks.report_page.synthetic_run``) with a calibration
+written beside them: run B is uniformly 1.3x slower and so is its
+calibration, so ``report --compare`` and ``report --history`` must call no
+change; an engine planted 2x slower on an equally fast machine must be
+called. A series whose steps could not be compared must not read as
+"no change". The calibration itself is timed by a tiny real run.
+"""
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from benchmarks.report_page import synthetic_run
+from compare.api import run_comparison
+from compare.cli.report import main as report_main
+from compare.reporting import history
+from compare.reporting.runs import compare_runs
+from compare.run import calibration
+from compare.store.folder import RunFolder
+from compare.store.store import Store
+
+ENGINES = {"base": 1.0, "other": 2.0}
+CALIBRATION_S = 0.030
+
+
+def calibrated(folder, median_s: float | None) -> None:
+    """Store a calibration whose samples have the given median (None: remove it)."""
+    if median_s is None:
+        return
+    offsets = [0.99, 1.01, 1.0, 0.98, 1.02, 1.0, 0.995, 1.005]
+    samples = [{"at": "start" if i == 0 else "end" if i == len(offsets) - 1 else "between",
+                "session": 1, "s": median_s * f} for i, f in enumerate(offsets)]
+    with Store(folder) as store:
+        store.set_meta("calibration", {"workload": calibration.WORKLOAD, "samples": samples,
+                                       **calibration.summary(samples)})
+
+
+def made(folder, engines: dict, k: int, machine: float | None):
+    path = synthetic_run(folder, puzzles=300, engines=engines, run_seed=k, baseline="base",
+                         started=f"2026-01-01T00:{k:02d}:00+00:00")
+    calibrated(path, None if machine is None else CALIBRATION_S * machine)
+    return path
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> dict:
+    """a: as the code is; slow: every engine and the calibration 1.3x slower; planted:
+    ``other`` 2x slower, calibration equal; bare: like slow, but no calibration stored."""
+    root = tmp_path_factory.mktemp("drift")
+    slower = {e: f * 1.3 for e, f in ENGINES.items()}
+    return {"a": made(root / "a", ENGINES, 0, 1.0),
+            "slow": made(root / "slow", slower, 1, 1.3),
+            "planted": made(root / "planted", {"base": 1.0, "other": 4.0}, 2, 1.0),
+            "bare": made(root / "bare", slower, 3, None)}
+
+
+def test_a_uniformly_slower_machine_is_no_change_when_its_calibration_says_so(runs, capsys):
+    diff = compare_runs(RunFolder(runs["a"]), RunFolder(runs["slow"]))
+    assert diff.drift.applied and math.isclose(diff.drift.ratio, 1.3, rel_tol=1e-6)
+    assert set(diff.engines["verdict"]) == {"no significant change"}, diff.engines
+    assert diff.engines["raw_ratio"].between(1.25, 1.35).all()
+    assert diff.engines["ratio"].between(0.95, 1.05).all()
+    assert diff.slower_than(1.1) == []
+    text = diff.text()
+    assert "noise floor ±" in text and "divided by it" in text
+    assert "same work (same on 300 tasks): a slower machine, not slower code" in text
+    assert report_main(["--compare", str(runs["a"]), str(runs["slow"]),
+                        "--fail-above", "1.1"]) == 0
+    out = capsys.readouterr().out
+    assert "faster" not in out.split("\n")[0] and "slower:" not in out
+    hist = history.history([RunFolder(runs["a"]), RunFolder(runs["slow"])])
+    assert hist.steps.empty, hist.steps[["run", "engine", "step", "step_ratio"]]
+    assert hist.verdict()[0] == "ok"
+    assert "divided by the ratio of the two runs' calibrations" in hist.drift_note
+    stepped = hist.table[hist.table["previous"] != ""]
+    assert stepped["drift"].between(1.29, 1.31).all() and (stepped["noise_floor"] > 0.3).all()
+
+
+def test_without_calibration_the_same_slowdown_is_called_and_the_page_says_why(runs):
+    diff = compare_runs(RunFolder(runs["a"]), RunFolder(runs["bare"]))
+    assert not diff.drift.applied and "bare" not in diff.drift.why
+    assert "B holds no calibration" in diff.text()
+    assert set(diff.engines["verdict"]) == {"slower"}
+    hist = history.history([RunFolder(runs["a"]), RunFolder(runs["bare"])])
+    assert set(hist.steps["run"]) == {"bare"}
+    assert "No drift correction for the step(s) to bare" in hist.drift_note
+
+
+def test_an_engine_planted_2x_slower_is_flagged_with_the_machine_unchanged(runs, capsys):
+    diff = compare_runs(RunFolder(runs["a"]), RunFolder(runs["planted"]))
+    verdicts = dict(zip(diff.engines["engine"], diff.engines["verdict"]))
+    assert verdicts == {"base": "no significant change", "other": "slower"}
+    assert diff.slower_than(1.1) == ["other"]
+    assert report_main(["--compare", str(runs["a"]), str(runs["planted"]),
+                        "--fail-above", "1.1"]) == 5
+    assert "SLOWER: other" in capsys.readouterr().err
+    hist = history.history([RunFolder(runs["a"]), RunFolder(runs["slow"]),
+                            RunFolder(runs["planted"])])
+    steps = hist.steps
+    assert set(steps["engine"]) == {"other"} and set(steps["run"]) == {"planted"}
+    assert (steps["step"] == "slower").all()
+    assert hist.verdict()[0] == "bad"
+
+
+def test_a_series_whose_steps_were_not_compared_does_not_say_no_change(runs, tmp_path):
+    other = made(tmp_path / "other", ENGINES, 9, 1.0)
+    with Store(other) as store:
+        config = store.meta("config")
+        store.set_meta("config", {**config, "settings": {**config["settings"], "timeout": 20}})
+    hist = history.history([RunFolder(runs["a"]), RunFolder(other)])
+    tone, line = hist.verdict()
+    assert tone == "warn" and line.startswith("No step compared over 2 runs")
+    assert "not compared: the runs differ in time limit 10 vs 20" in line
+    assert "No step change" not in hist.text()
+    _, html = history.write(hist, tmp_path / "page")
+    page = html.read_text(encoding="utf-8")
+    assert "No step change" not in page and 'class="verdict warn"' in page
+    # one compared step beside one that was not: still no green banner
+    mixed = history.history([RunFolder(runs["a"]), RunFolder(runs["slow"]), RunFolder(other)])
+    tone, line = mixed.verdict()
+    assert tone == "warn" and "1 step(s) not compared" in line
+
+
+def test_drift_floor_holds_the_drift_and_the_spread():
+    a = {"workload": calibration.WORKLOAD, "median_s": 0.02, "spread": 0.1, "count": 4}
+    b = {**a, "median_s": 0.026}
+    moved = calibration.drift(a, b)
+    assert moved.applied and math.isclose(moved.ratio, 1.3)
+    half = calibration.Z95 * math.sqrt(2 * 0.1 ** 2 / 4)
+    assert math.isclose(moved.floor, math.exp(math.log(1.3) + half) - 1)
+    assert moved.tie == moved.floor
+    assert not calibration.drift(a, {**b, "workload": "another"}).applied
+    assert calibration.drift(None, b).why == "A holds no calibration"
+    steady = {**a, "spread": 0.01}
+    assert calibration.drift(steady, steady).tie == calibration.TIE   # below: the tie band
+
+
+def test_samples_between_batches_are_bounded(monkeypatch):
+    monkeypatch.setattr(calibration, "workload", lambda: {"s": 0.01, "python_s": 0.005,
+                                                          "numpy_s": 0.005})
+    speed = calibration.Calibration()
+    speed.next_at = 0.0
+    for _ in range(200):
+        speed.next_at = 0.0          # always due: only the cap holds it
+        speed.between()
+    assert len(speed.samples) == calibration.MAX_BETWEEN
+
+
+def test_the_workload_takes_positive_finite_time_and_a_run_stores_it(tmp_path):
+    timed = calibration.workload()
+    assert all(math.isfinite(v) and v > 0 for v in timed.values())
+    assert math.isclose(timed["s"], timed["python_s"] + timed["numpy_s"], rel_tol=1e-6)
+    comparison = run_comparison(["queens:5"], engines=["backtracking"], repeat=1,
+                                out=tmp_path / "run")
+    with RunFolder(tmp_path / "run") as run:
+        stored = run.calibration
+    comparison.write_report()
+    assert json.loads((tmp_path / "run" / "meta.json").read_text())["calibration"] == stored
+    assert stored["workload"] == calibration.WORKLOAD
+    assert [s["at"] for s in stored["samples"]][0] == "start"
+    assert stored["samples"][-1]["at"] == "end" and stored["count"] >= 2
+    assert stored["median_s"] > 0 and math.isfinite(stored["spread"])
