@@ -12,13 +12,14 @@ from __future__ import annotations
 import json
 import math
 
+import pandas as pd
 import pytest
 
 from benchmarks.report_page import synthetic_run
 from compare.api import run_comparison
 from compare.cli.report import main as report_main
 from compare.reporting import history
-from compare.reporting.runs import compare_runs
+from compare.reporting.runs import compare_runs, work_change
 from compare.run import calibration
 from compare.store.folder import RunFolder
 from compare.store.store import Store
@@ -164,3 +165,29 @@ def test_the_workload_takes_positive_finite_time_and_a_run_stores_it(tmp_path):
     assert [s["at"] for s in stored["samples"]][0] == "start"
     assert stored["samples"][-1]["at"] == "end" and stored["count"] >= 2
     assert stored["median_s"] > 0 and math.isfinite(stored["spread"])
+
+
+def test_work_reads_same_changed_or_not_reported():
+    both = pd.DataFrame({"nodes_a": [10, 20, 30], "nodes_b": [10, 20, 30],
+                         "backtracks_a": [1, 2, 3], "backtracks_b": [1, 2, 3]})
+    assert work_change(both) == "same on 3 tasks"
+    more = both.assign(nodes_b=[20, 40, 60])
+    assert work_change(more).startswith("changed on 3 of 3 tasks (nodes x1.9")
+    assert work_change(both.assign(backtracks_b=[1, 2, 4])).startswith("changed on 1 of 3")
+    assert work_change(both * 0) == "not reported"        # an engine that counts nothing
+    assert work_change(both[["nodes_a"]]) == "not reported"
+
+
+def test_like_is_compared_with_like_start_and_end_when_few_samples_between():
+    def stored(start, between, end):
+        samples = ([{"at": "start", "s": start}] + [{"at": "between", "s": s} for s in between]
+                   + [{"at": "end", "s": end}])
+        return {"workload": calibration.WORKLOAD, **calibration.summary(samples)}
+    a = stored(0.010, [0.015], 0.010)
+    b = stored(0.010, [0.020, 0.020, 0.020], 0.010)
+    moved = calibration.drift(a, b)           # a has one sample between: the quiet ones count
+    assert moved.basis == "samples at the start and end" and math.isclose(moved.ratio, 1.0)
+    c = stored(0.010, [0.015, 0.015, 0.015], 0.010)
+    moved = calibration.drift(c, b)
+    assert moved.basis == "samples taken between batches"
+    assert math.isclose(moved.ratio, 0.020 / 0.015)
