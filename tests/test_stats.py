@@ -282,7 +282,7 @@ def test_an_incomplete_store_says_so_and_compares_only_common_tasks(tmp_path, ca
                                            "missing (continue with --resume); 2 task(s) not "
                                            "compared")
     assert text.splitlines()[4].startswith("- **INCOMPLETE**: fewer results than planned "
-                                           "(b 2/4 tasks done/planned)")
+                                           "(b 2/4 task runs done/planned)")
     assert "only on the 4 puzzle runs every engine finished" in text   # 2 puzzles x 2 engines
     assert "INCOMPLETE" in capsys.readouterr().err
     meta = json.loads((folder / "meta.json").read_text())

@@ -74,8 +74,8 @@ def test_a_repeat_killed_while_warming_up_is_no_solved_task():
     table = summary.engine_table(summary.per_task(frame), "a").set_index("engine")
     assert table.loc["numba", "solved"] == 0 and table.loc["numba", "timeouts"] == 1
     line = verdict_of(frame).line()
-    assert line.startswith("TIMEOUT: 2 tasks: 1 solved, 1 timeout (1 repeat(s) killed while "
-                           "their shape was warming up)")
+    assert line.startswith("TIMEOUT: 2 tasks x 3 repeats: 1 solved, 1 timeout (1 repeat(s) "
+                           "killed while their shape was warming up)")
 
 
 def test_tasks_left_out_of_the_tables_and_warm_up_cost_are_in_the_line():
@@ -151,6 +151,6 @@ def test_a_slow_first_compile_is_not_killed_as_a_timeout(tmp_path):
                            "--workers", "1", "--out", str(out), "--quiet"],
                           cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stderr.splitlines()[0].startswith("OK: 1 tasks: 1 solved; ")
+    assert proc.stderr.splitlines()[0].startswith("OK: 1 task x 2 repeats: 1 solved; ")
     frame = pd.read_csv(out / "results.csv")
     assert set(frame["status"]) == {"solved"}

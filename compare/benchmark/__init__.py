@@ -177,7 +177,7 @@ def resolved(part: Part, spec: Benchmark, files: dict[str, Path], out: Path, *,
     if generated is not None:
         puzzles.append(_generate(generated, generated.counter or part.engines[0], part.name,
                                  out, seed))
-    repeats = repeat if part.repeatable and repeat else part.repeat
+    repeats = repeat if part.repeatable and repeat else scale.get("repeat", part.repeat)
     return _by_label(replace(part, puzzles=tuple(puzzles), sample=scale.get("sample", part.sample),
                              timeout=flag or float(scale.get("timeout", part.timeout)),
                              repeat=repeats, generated=generated))

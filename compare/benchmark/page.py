@@ -102,8 +102,12 @@ def _terms(part: Part) -> dict:
             "baseline": part.label(part.baseline or "")}
 
 
-def _heading(part: Part, made_up: str) -> str:
-    return f"## {part.title or made_up}"
+def _heading(part: Part, made_up: str, details: str = "") -> list[str]:
+    """The part's heading (its title, else ``made_up``; then ``details``), and what
+    its target claims, naming its engine."""
+    said = bench.claim(_terms(part))
+    return [f"## {part.title or made_up}{details}"] + (
+        [] if said is None else ["", f"Target: {said}."])
 
 
 def _plot_files(folder: Path) -> list[str]:
@@ -130,8 +134,9 @@ def _ratio_section(mine, data) -> list[str]:
     verdicts = [c for c in ("mean_pass", "max_pass") if c in columns]
     met = int(sum(table[c].sum() for c in verdicts))
     sampled = f", samples of {part.sample} from the big sets" if part.sample else ""
-    return [_heading(part, f"{part.name}: {part.label(engine)} against {part.label(baseline)}")
-            + f" (mode {part.mode}, limit {part.timeout:g} s{sampled}{_repeats(outcome)})", "",
+    return [*_heading(part, f"{part.name}: {part.label(engine)} against {part.label(baseline)}",
+                      f" (mode {part.mode}, limit {part.timeout:g} s{sampled}"
+                      f"{_repeats(outcome)})"), "",
             bench.markdown(bench.shown(table, columns)), "",
             f"Targets met: {met} of {len(verdicts) * len(table)}.", "",
             *_plots(part.name, outcome.folder)]
@@ -147,8 +152,8 @@ def _lex_section(mine, data) -> list[str]:
     part, target = outcome.part, outcome.part.target
     table = bench.lexfirst_table(tasks, _other(data, target["against"]), part.subject,
                                  target["within"])
-    return [_heading(part, f"{part.name}: {part.label(part.subject)} in mode {part.mode}")
-            + f" (limit {part.timeout:g} s{_repeats(outcome)})", "",
+    return [*_heading(part, f"{part.name}: {part.label(part.subject)} in mode {part.mode}",
+                      f" (limit {part.timeout:g} s{_repeats(outcome)})"), "",
             bench.markdown(bench.shown(table, bench.lex_columns(target["against"],
                                                                 target["within"])))]
 
@@ -158,10 +163,10 @@ def _overhead_section(mine, data) -> list[str]:
     part, target = outcome.part, outcome.part.target
     heading = _heading(part, f"{part.name}: harness overhead")
     if not runs:
-        return [heading, "", "No run record."]
+        return [*heading, "", "No run record."]
     o = bench.overhead(runs[-1], target["factor"], target["slack"])
     sources = ", ".join(Path(p).stem for p in part.puzzles)
-    return [heading, "",
+    return [*heading, "",
             f"{o['tasks']} puzzles ({sources}), {part.label(part.subject)}, {o['workers']} "
             f"workers: run phase "
             f"{o['wall_s']:.2f} s wall; task times sum to {o['task_s']:.2f} s, "
@@ -180,8 +185,8 @@ def _wall_section(mine, data) -> list[str]:
     rows = [(part.name, part.settings, runs)] + (
         [(target["against"], other[0].part.settings, other[2])] if other else [])
     table = bench.wall_table(rows, target.get("within"))
-    return [_heading(part, f"{part.name}: wall time against {target['against']}")
-            + f" (limit {part.timeout:g} s)", "",
+    return [*_heading(part, f"{part.name}: wall time against {target['against']}",
+                      f" (limit {part.timeout:g} s)"), "",
             bench.markdown(bench.shown(table, bench.wall_columns(target["against"],
                                                                  target.get("within"))))]
 
@@ -195,8 +200,8 @@ def _throughput_section(mine, data) -> list[str]:
     run = runs[-1] if runs else {}
     table = bench.throughput(frame, run, outcome.seconds, part.labels)
     workers = run.get("workers", "?")
-    return [_heading(part, f"{part.name}: throughput")
-            + f" ({workers} worker{'s' if workers != 1 else ''}, limit {part.timeout:g} s)", "",
+    return [*_heading(part, f"{part.name}: throughput", f" ({workers} "
+                      f"worker{'s' if workers != 1 else ''}, limit {part.timeout:g} s)"), "",
             bench.markdown(table)]
 
 
@@ -206,14 +211,17 @@ def _big_section(mine, data) -> list[str]:
     with_ = part.target.get("scaling_with")
     first = _other(data, with_)
     engine, baseline = part.label(part.subject), part.label(part.baseline)
-    missing = bench.not_covered(tasks, part.subject, part.baseline)
+    margin = part.target.get("margin")
+    missing = bench.not_covered(tasks, part.subject, part.baseline, margin)
     sized = tasks if first is None else _concat(first, tasks)
-    check = (f"PASS: {engine} solved every puzzle {baseline} solved" if not missing else
-             f"FAIL: {baseline} solved {len(missing)} puzzle(s) {engine} did not: "
+    under = "" if margin is None else f" in under {margin * part.timeout:g} s"
+    check = (f"PASS: {engine} solved every puzzle {baseline} solved{under}" if not missing else
+             f"FAIL: {baseline} solved {len(missing)} puzzle(s){under} that {engine} did not: "
              + ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else ""))
-    return [_heading(part, f"{part.name}: time per puzzle against size")
-            + f" (limit {part.timeout:g} s"
-            + ("" if first is None else f"; with the rows of the {with_} part") + ")", "",
+    return [*_heading(part, f"{part.name}: time per puzzle against size",
+                      f" (limit {part.timeout:g} s"
+                      + ("" if first is None else f"; with the rows of the {with_} part") + ")"),
+            "",
             bench.scaling_markdown(bench.scaling_table(_named(part, sized), ["size"])), "",
             "Per dataset:", "",
             bench.scaling_markdown(bench.scaling_table(_named(part, tasks), ["source", "size"])),
@@ -225,8 +233,8 @@ def _plain_section(mine, data) -> list[str]:
     """A part without a target: its times per dataset and engine."""
     outcome, tasks, *_ = mine
     part = outcome.part
-    return [_heading(part, f"{part.name}: {', '.join(part.engines)}")
-            + f" (mode {part.mode}, limit {part.timeout:g} s{_repeats(outcome)})", "",
+    return [*_heading(part, f"{part.name}: {', '.join(part.engines)}",
+                      f" (mode {part.mode}, limit {part.timeout:g} s{_repeats(outcome)})"), "",
             bench.scaling_markdown(bench.scaling_table(_named(part, tasks), ["source", "size"])),
             "", *_plots(part.name, outcome.folder)]
 

@@ -23,7 +23,7 @@ TIMEOUT_GROUPS = ("default", "big")
 TARGETS = {"ratio": ({"engine": str, "mean": float, "max": float}, ()),
            "lexfirst": ({"within": float, "against": str}, ("within", "against")),
            "overhead": ({"factor": float, "slack": float}, ("factor", "slack")),
-           "coverage": ({"engine": str, "scaling_with": str}, ()),
+           "coverage": ({"engine": str, "scaling_with": str, "margin": float}, ()),
            "wall": ({"against": str, "within": float}, ("against",)),
            "throughput": ({}, ()),
            "none": ({}, ())}
@@ -117,7 +117,7 @@ PART_KEYS = {"name": str, "title": str, "engines": list, "labels": dict, "mode":
              "puzzles": list, "sample": int, "timeout": float, "repeat": int, "baseline": str,
              "timeout_group": str, "settings": dict, "embedded": list, "generated": dict,
              "target": dict, "quick": dict}
-QUICK_KEYS = {"sample": int, "timeout": float, "generated": dict}
+QUICK_KEYS = {"sample": int, "timeout": float, "repeat": int, "generated": dict}
 GENERATED_KEYS = {"size": int, "count": int, "clues": int, "counter": str}
 
 
@@ -159,10 +159,19 @@ def _part(where: "_Where", raw, i: int, datasets: dict) -> Part:
         where.fail(f"{at}.target", f"a {kind} target needs two engines and a baseline")
     if kind == "ratio" and not {"mean", "max"} & set(target):
         where.fail(f"{at}.target", "a ratio target needs mean, max or both")
+    if not 0 < target.get("margin", 1) <= 1:
+        where.fail(f"{at}.target.margin", "must be a share of the time limit, above 0 and "
+                                          "at most 1")
     if target.get("engine", engines_[0]) not in engines_:
         where.fail(f"{at}.target.engine", f"{target['engine']!r} is not one of its engines")
     quick = dict(raw.get("quick", {}))
     where.keys(quick, f"{at}.quick", QUICK_KEYS)
+    for key in ("sample", "timeout", "repeat"):
+        if key in quick:
+            try:
+                check_setting(key, quick[key])
+            except SettingsError:
+                where.fail(f"{at}.quick.{key}", f"must be a number in {range_text(key)}")
     generated = _generated_spec(where, raw.get("generated"), f"{at}.generated")
     if "generated" in quick:
         quick["generated"] = _generated_spec(where, quick["generated"], f"{at}.quick.generated")

@@ -50,7 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
                                       "timeout_group 'default' (the default group; in "
                                       "sudoku.toml 9x9, lexfirst, overhead)"),
         ("--big-timeout", "timeout", "S", "time limit per task in the parts of the file's "
-                                          "timeout_group 'big' (in sudoku.toml: big)"),
+                                          "timeout_group 'big' (in sudoku.toml: big "
+                                          "and 25x25)"),
         ("--workers", "workers", "N", "worker processes (default 2)", 2),
         ("--repeat", "repeat", "K", "run each task of the parts that set repeat (9x9 and "
                                     "lexfirst) K times and use the median (steadier maxima "

@@ -18,6 +18,7 @@ import pandas as pd
 from compare.facts import Fact
 from compare.limits import FAIL_ON, INCOMPLETE
 from compare.reporting.summary import duration, per_task
+from compare.run.progress import counted
 from engines import ANSWERED_WORDS, FAILED_WORDS, Status
 
 # Verdict words, worst first; the line opens with the worst that applies.
@@ -29,6 +30,7 @@ RUN_WRONG, RUN_FAILED, RUN_INCOMPLETE, RUN_TIMEOUT, RUN_OK = WORDS
 class Verdict:
     """What a run's results say, counted per task (repeats folded, see ``per_task``)."""
     tasks: int = 0                                   # tasks with a stored result
+    repeats: int = 1                                 # runs of each task (--repeat)
     statuses: dict[str, int] = field(default_factory=dict)   # task status -> tasks
     wrong: int = 0                                   # wrong answers and disagreements
     missing: int = 0                                 # planned results not stored
@@ -65,7 +67,7 @@ class Verdict:
                 text += (f" ({self.warmup_kills} repeat(s) killed while their shape was "
                          "warming up)")
             counts.append(text)
-        parts = [f"{self.tasks} tasks: " + ", ".join(counts)]
+        parts = [f"{counted(self.tasks, self.repeats)}: " + ", ".join(counts)]
         if self.missing:
             parts.append(f"{self.missing} planned result(s) missing (continue with --resume)")
         if self.not_compared:
@@ -120,7 +122,9 @@ def verdict_of(frame: pd.DataFrame, *, wrong: int = 0, planned: dict | None = No
     stored = frame.groupby("engine").size()
     missing = sum(max(0, int(n) - int(stored.get(e, 0))) for e, n in (planned or {}).items())
     killed = int(frame["fact"].eq(Fact.WARMUP_KILLED).sum()) if "fact" in frame else 0
-    return Verdict(tasks=len(tasks), statuses={str(k): int(v) for k, v in statuses.items()},
+    repeats = int(frame["repeat"].nunique()) if "repeat" in frame else 1
+    return Verdict(tasks=len(tasks), repeats=repeats,
+                   statuses={str(k): int(v) for k, v in statuses.items()},
                    wrong=wrong, missing=missing,
                    not_compared=max(0, len(tasks) - compared) if compared is not None else 0,
                    warmup_kills=killed, warmup_s=warmup_seconds(runs or []),

@@ -182,7 +182,7 @@ def alert_lines(report: Report, compared: int) -> list[str]:
     lines = []
     if report.incomplete:
         shown = ", ".join(f"{e} {d}/{p}" for e, (d, p) in report.incomplete.items())
-        lines.append(f"INCOMPLETE: fewer results than planned ({shown} tasks done/planned); "
+        lines.append(f"INCOMPLETE: fewer results than planned ({shown} task runs done/planned); "
                      f"engines are compared only on the {compared} puzzle runs every engine "
                      "finished; continue with --resume")
     for failure in report.failures:
@@ -225,7 +225,7 @@ def harness_line(run: dict) -> str:
     """Wall time against the ideal (task time spread evenly over the workers)."""
     ideal = run["task_s"] / run["workers"]
     ratio = run["wall_s"] / ideal if ideal > 0 else float("nan")
-    return (f"{run['tasks']} tasks in {run['wall_s']:.2f} s wall on {run['workers']} workers "
+    return (f"{run['tasks']} task runs in {run['wall_s']:.2f} s wall on {run['workers']} workers "
             f"(first result after {run.get('first_s', 0):.2f} s); task times sum to "
             f"{run['task_s']:.2f} s, /{run['workers']} = {ideal:.2f} s (wall/ideal {ratio:.2f}); "
             f"parent CPU {run['parent_cpu_s']:.2f} s")

@@ -29,6 +29,7 @@ from compare.limits import SettingsError, check_setting
 from compare.plugins import plugin_environment, plugin_hint
 from compare.run import provenance as environment
 from compare.run.calibration import Calibration, taken
+from compare.run.progress import counted
 from compare.run.runner import execute, puzzle_digest, record_digest
 from compare.settings import RunSettings
 from compare.store.folder import RunFolder, check_out
@@ -432,8 +433,9 @@ def _config(plan: Plan, command: str) -> dict:
 
 
 def _announce(plan: Plan, todo) -> None:
-    done = len(plan.tasks) - len(todo)
+    """The header: tasks counted as the verdict counts them, repeats said apart."""
+    done, repeats = len(plan.tasks) - len(todo), plan.settings.repeat
     print(f"{len(plan.records)} puzzles x {len(plan.labels)} engines "
-          f"({', '.join(plan.labels)}): {len(plan.tasks)} tasks"
-          + (f", {done} already done" if done else "")
+          f"({', '.join(plan.labels)}): {counted(len(plan.tasks) // repeats, repeats)}"
+          + (f", {done} of {len(plan.tasks)} task runs already done" if done else "")
           + f"; {plan.workers} workers; output {plan.folder}", file=sys.stderr)

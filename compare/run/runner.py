@@ -330,7 +330,8 @@ def execute(tasks: list[Task], records: dict[str, PuzzleRecord], executor: Execu
     ``between`` is called after each batch is stored (the run's calibration samples
     the machine there, when due).
     """
-    bar = progress_bar(len(tasks), progress)
+    bar = progress_bar(len(tasks), progress,
+                       "task runs" if any(t.repeat for t in tasks) else "tasks")
     started = time.perf_counter() if started is None else started
     cpu, first, last = time.process_time(), None, None
     tally = {"wrong": 0, "task_s": 0.0, "stored": 0}
@@ -381,6 +382,8 @@ def execute(tasks: list[Task], records: dict[str, PuzzleRecord], executor: Execu
                 settle()
                 if between is not None:
                     between()
+            elif done is None and bar is not None:
+                bar.tick()           # long tasks running: the time left still moves
         if batch:
             settle()
     except BaseException:

@@ -341,7 +341,7 @@ def test_a_shape_warm_up_killed_at_its_limit_runs_again_on_either_executor(where
     (run,) = comparison.runs
     assert [k["shape"] for k in run["warmup"]["killed"]] == ["sudoku-16/alldiff"] * 2
     line = comparison.write_report().verdict.line()
-    assert line.startswith("OK: 1 tasks: 1 solved; ")
+    assert line.startswith("OK: 1 task: 1 solved; ")
     assert "(2 shape warm-up(s) killed at their limit, the task run again" in line
 
 
