@@ -327,8 +327,7 @@ def execute(tasks: list[Task], records: dict[str, PuzzleRecord], executor: Execu
     run that wall-clock throughput is measured over: workers warm, tasks
     flowing, every answer checked here as it comes. A task that timed out is
     not run again on later repeats unless ``repeat_timeouts`` (``TimeoutsOnce``).
-    ``between`` is called after each batch is stored (the run's calibration samples
-    the machine there, when due).
+    ``between`` runs after each batch is stored (the calibration samples there, when due).
     """
     bar = progress_bar(len(tasks), progress,
                        "task runs" if any(t.repeat for t in tasks) else "tasks")
