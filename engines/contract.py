@@ -87,6 +87,9 @@ class Result:
     # How the harness, not the engine, ended the task or stood in for it (a word of
     # the harness's vocabulary), kept as data so no one reads it out of ``message``.
     fact: str | None = None
+    # How the worker loaded the task's input, untimed, before the solve (a file per
+    # instance): ``(parse s, translate s, from)``, from ``memory``, ``cache`` or ``file``.
+    loading: tuple[float, float, str] | None = None
 
     @property
     def total_s(self) -> float:

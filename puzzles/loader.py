@@ -29,18 +29,26 @@ from puzzles.formats.registry import (
     suffixes,
     text_format,
 )
-from puzzles.reading import STDIN, read_text
+from puzzles.reading import STDIN, check_readable, read_text
 
 __all__ = ["STDIN", "Entry", "load_puzzles", "parse_text", "puzzle_paths", "read_by_name",
            "read_text"]
 
 
-def load_puzzles(arg: str, fmt: str = "auto") -> list[Entry]:
-    """Every puzzle named by ``arg``: a path, ``-`` for stdin, or a puzzle spec."""
+def load_puzzles(arg: str, fmt: str = "auto", refer: bool = False) -> list[Entry]:
+    """Every puzzle named by ``arg``: a path, ``-`` for stdin, or a puzzle spec.
+
+    ``refer``: a file of a format that reads by reference (XCSP3) gives
+    references, loaded where they are used, instead of parsed puzzles (a run).
+    """
     arg = os.fspath(arg)
     if is_spec(arg):
         return [Entry(arg, 0, load_spec(arg), None)]
+    if arg != "-":
+        check_readable(arg)           # a FIFO or a device: refused before any open
     named = None if arg == "-" or os.path.isdir(arg) else format_for_path(arg)
+    if refer and named is not None and named.refer is not None:
+        return named.refer(arg)
     if named is not None and named.load is not None:
         return named.load(arg)
     source = STDIN if arg == "-" else arg

@@ -336,10 +336,13 @@ def test_a_folder_runs_end_to_end_grouped_by_family(tmp_path):
     proc = subprocess.run([sys.executable, "run_compare.py", "--puzzles", str(folder),
                            "--engines", "backtracking,cpsat", "--mode", "count", "--limit",
                            "1000", "--repeat", "1", "--workers", "1", "--out", str(out),
-                           "--quiet"], cwd=repo, capture_output=True, text=True, timeout=300)
+                           "--quiet", "--cache", str(tmp_path / "cache")], cwd=repo,
+                          capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "loaded: Beta-1: parsed in" in proc.stderr and "n/a: XCSP3 form nValues" in proc.stderr
     frame = pd.read_csv(out / "results.csv")
+    beta = frame[frame["puzzle_id"] == "Beta-1"]
+    assert beta["message"].str.contains("XCSP3 form nValues").all()
+    assert set(frame["loaded_from"]) <= {"file", "cache", "memory"}     # by the worker
     assert set(frame["source"]) == {"Alpha", "Beta"}
     assert set(frame["puzzle_id"]) == {"Alpha-1", "Alpha-2", "Beta-1"}
     counts = frame[frame["puzzle_id"] != "Beta-1"].groupby("puzzle_id")["count"].agg(set)

@@ -21,12 +21,14 @@ from compare.reporting.report import build_report
 from compare.run.plan import WorkersFailed
 from compare.settings import NAMES
 from compare.store.folder import default_out
+from puzzles.formats import instance_cache
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     argv = sys.argv[1:] if argv is None else argv
     given = {k: getattr(args, k) for k in NAMES}
+    instance_cache.configure(args.cache, not args.no_cache, args.cache_size)
     try:
         comparison = run_comparison(
             given["puzzles"], given["engines"], **_settings(given),

@@ -31,6 +31,16 @@ NUMBERS = [
 ]
 
 
+def _megabytes(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 1 <= value <= 1 << 24:
+        raise argparse.ArgumentTypeError(f"{text!r}: a size in MB from 1 to 16777216")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = OneLineParser(
         prog="run_compare.py",
@@ -55,6 +65,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--formulations", metavar="LIST",
                    help="comma-separated formulations to run, e.g. alldiff,pairwise "
                         "(default: each puzzle's first); puzzles lacking one skip it")
+    p.add_argument("--cache", metavar="DIR",
+                   help="folder of translated instances (XCSP3 files), shared by runs and "
+                        "workers (default: the user's cache folder, csp-compare/instances)")
+    p.add_argument("--no-cache", action="store_true",
+                   help="parse and translate every instance file again, keeping nothing")
+    p.add_argument("--cache-size", type=_megabytes, metavar="MB",
+                   help="the instance cache's size cap; the least recently used entries "
+                        "go past it (default 2048)")
     p.add_argument("--out", metavar="DIR",
                    help="output folder (default: reports/<date-time>, linked as reports/latest)")
     p.add_argument("--resume", action="store_true",

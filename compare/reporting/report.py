@@ -22,6 +22,7 @@ import pandas as pd
 from compare.judge.verdict import failures, findings, model_only
 from compare.reporting import page, paired, plots, summary
 from compare.reporting.headline import RUN_OK, RUN_WRONG, Verdict, verdict_of
+from compare.reporting.loading import loading_section
 from compare.run.provenance import describe
 from compare.run.runner import not_repeated
 from compare.store import schema
@@ -337,6 +338,7 @@ def _markdown(data: RunFolder, report: Report, tables, shown: str, pictures, shi
         if tables["source"]["source"].nunique() > 1:
             parts += ["## Per source", "", summary.to_markdown(tables["source"]), ""]
     parts += throughput_section(data, order)
+    parts += loading_section(data.results, summary.to_markdown)
     parts += _verdicts(report)
     if data.skipped:
         parts += ["## Puzzles skipped (bad input)", ""]

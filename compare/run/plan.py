@@ -379,7 +379,7 @@ def _records(settings: RunSettings,
     names = settings.puzzles or ([] if objects else default_puzzle_files())
     for arg in dict.fromkeys(p for name in names for p in puzzle_paths(name)):
         fingerprint = hashlib.sha256()
-        for entry in load_puzzles(arg, settings.format):
+        for entry in load_puzzles(arg, settings.format, refer=True):
             fingerprint.update(f"{entry.id}\0{entry.line}\0".encode())
             note = entry.puzzle.load_note() if entry.puzzle is not None else None
             if note:

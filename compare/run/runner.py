@@ -43,7 +43,7 @@ def now_text() -> str:
 
 def puzzle_row(rec: PuzzleRecord) -> dict:
     """The puzzles-table row: enough to rebuild a reproduce command later."""
-    return {"puzzle_id": rec.puzzle_id, "source": rec.source, "origin": rec.origin,
+    return {"puzzle_id": rec.puzzle_id, "source": rec.source, "origin": shown_name(rec.origin),
             "line": rec.line, "kind": rec.puzzle.kind, "size": rec.puzzle.size,
             "clues": rec.puzzle.clues, "formulations": ",".join(rec.puzzle.formulations),
             "text": puzzle_text(rec), "digest": record_digest(rec)}
@@ -125,7 +125,16 @@ def result_row(task: Task, rec: PuzzleRecord, result: Result,
         "finished_at": finished_at or now_text(),
         "cpu_s": result.cpu_s, "peak_rss_mb": result.peak_rss_mb, "host": result.host,
         "traceback": where, "fact": result.fact,
+        **loading_fields(result.loading),
     }
+
+
+def loading_fields(loading) -> dict:
+    """How the worker loaded the input (a file per instance), untimed, as columns."""
+    if not loading:
+        return {"parse_s": None, "translate_s": None, "loaded_from": None}
+    parse_s, translate_s, source = loading
+    return {"parse_s": parse_s, "translate_s": translate_s, "loaded_from": source}
 
 
 class Refutations:

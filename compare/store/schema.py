@@ -11,6 +11,9 @@ Version 1 is the file as it was written before versions were stamped
 (``user_version`` 0). Version 2 stores what the harness knows of how a
 result came about as data (``fact``: a warm-up kill, a stand-in for a
 timeout's later repeat), where version 1 had it only in the message text.
+Version 3 stores how a task's input was loaded, untimed, by the worker
+(``parse_s``, ``translate_s``, ``loaded_from``: memory, cache or file), for
+inputs loaded where they run (XCSP3 files); NULL for the others.
 """
 from __future__ import annotations
 
@@ -19,7 +22,7 @@ from typing import Callable
 
 from compare.errors import SchemaError
 
-VERSION = 2              # what this code writes
+VERSION = 3              # what this code writes
 UNSTAMPED = 1            # a file with tables but no version stamp
 
 # Column order of the table and of results.csv.
@@ -28,7 +31,7 @@ COLUMNS = (
     "limit", "timeout", "repeat", "status", "verified", "build_s", "solve_s",
     "total_s", "nodes", "backtracks", "library", "version", "count", "answer",
     "reason", "message", "stats", "finished_at", "cpu_s", "peak_rss_mb", "host", "traceback",
-    "fact",
+    "fact", "parse_s", "translate_s", "loaded_from",
 )
 KEY = ("puzzle_id", "formulation", "engine", "mode", "repeat")
 PUZZLE_COLUMNS = ("puzzle_id", "source", "origin", "line", "kind", "size", "clues",
@@ -37,7 +40,8 @@ PUZZLE_COLUMNS = ("puzzle_id", "source", "origin", "line", "kind", "size", "clue
 TYPES = {"size": "INTEGER", "clues": "INTEGER", "limit": "INTEGER", "repeat": "INTEGER",
          "verified": "INTEGER", "nodes": "INTEGER", "backtracks": "INTEGER",
          "count": "INTEGER", "timeout": "REAL", "build_s": "REAL", "solve_s": "REAL",
-         "total_s": "REAL", "line": "INTEGER", "cpu_s": "REAL", "peak_rss_mb": "REAL"}
+         "total_s": "REAL", "line": "INTEGER", "cpu_s": "REAL", "peak_rss_mb": "REAL",
+         "parse_s": "REAL", "translate_s": "REAL"}
 
 
 def _ddl(table: str, columns, extra: str) -> str:
@@ -109,4 +113,5 @@ def _v1_to_v2(db: sqlite3.Connection) -> None:
 
 
 # version -> the step that brings a file of that version to the next one
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {UNSTAMPED: _v1_to_v2}
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
+    UNSTAMPED: _v1_to_v2, 2: _add_missing_columns}

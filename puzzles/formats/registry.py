@@ -57,6 +57,7 @@ class FileFormat:
     load: Callable[[str], list[Entry]] | None = None
     parse: Callable[[str, str], list[Entry]] | None = None
     refusal: str = ""        # a format named but not read: why a file of it is refused
+    refer: Callable[[str], list[Entry]] | None = None   # a run's way in: references
 
 
 _FORMATS: dict[str, FileFormat] = {}
@@ -65,15 +66,18 @@ _FORMATS: dict[str, FileFormat] = {}
 def register_format(name: str, suffixes: tuple[str, ...] = (), *,
                     sniff: Callable[[str], bool] | None = None,
                     load: Callable[[str], list[Entry]] | None = None,
-                    parse: Callable[[str, str], list[Entry]] | None = None) -> FileFormat:
+                    parse: Callable[[str, str], list[Entry]] | None = None,
+                    refer: Callable[[str], list[Entry]] | None = None) -> FileFormat:
     """Make ``name`` readable by the loader; a later registration of a name replaces it.
 
     A file whose name ends with one of ``suffixes`` is read by ``load(path)``,
     or else its text by ``parse(text, source)``; at least one is needed.
+    ``refer(path)``, if given, is how a run reads it: entries whose puzzles are
+    references the workers load (a file per instance, parsed where it runs).
     """
     if load is None and parse is None:
         raise ValueError(f"format {name!r} needs load (a path) or parse (a text)")
-    fmt = FileFormat(name, tuple(suffixes), sniff, load, parse)
+    fmt = FileFormat(name, tuple(suffixes), sniff, load, parse, refer=refer)
     _FORMATS[name] = fmt
     return fmt
 

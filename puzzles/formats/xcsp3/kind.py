@@ -4,34 +4,72 @@ The reader (``puzzles.formats.xcsp3.reader``, on pycsp3's parser) turns the file
 plain data, the ``Instance``; the translation (``puzzles.formats.xcsp3.model``) turns
 that into the model. The judge (``compare.judge.rules.xcsp3``) reads the
 ``Instance`` too, never the translation, so a wrong translation is caught
-instead of trusted. Both happen once, when the file is loaded (workers
-receive the result); their times travel with the puzzle (``load_note``).
+instead of trusted.
+
+A run's puzzle is a reference (``reference``): the file's path, size and
+content digest, read by the parent without parsing anything. The instance and
+its model are made on first use, in the process that uses them (the worker
+that runs the task, untimed, before the solve: ``load_input``), through the
+on-disk cache of translated instances (``puzzles.formats.instance_cache``),
+so a file is parsed once across runs, workers and ``--resume``. A process
+holds the last ``HELD`` instances it loaded; an older one is let go and read
+back from the cache when needed again. ``load_file`` loads at once, without
+the cache (``solve FILE``, the ``xcsp3:FILE`` spec).
 A file with one of these extensions is read as XCSP3 without a spec: the
 format registers its extensions with the loader (``puzzles.formats.registry``).
 """
 from __future__ import annotations
 
+import hashlib
+import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from pathlib import Path
 
 from puzzles.base import Puzzle
+from puzzles.errors import PuzzleInputError
+from puzzles.formats import instance_cache
 from puzzles.formats.registry import Entry, register_format
-from puzzles.formats.xcsp3.model import translate
-from puzzles.formats.xcsp3.reader import EXTENSIONS, Instance, family, parse_instance, read_xml
-from puzzles.model import Model
+from puzzles.formats.xcsp3.reader import (
+    EXTENSIONS,
+    Instance,
+    family,
+    instance_name,
+    parse_instance,
+    read_xml,
+)
+from puzzles.model import Model, Structure, Table
 from puzzles.specs import Spec, register_kind
 
-__all__ = ["EXTENSIONS", "Xcsp3", "load_entries", "load_file"]
+__all__ = ["EXTENSIONS", "Xcsp3", "load_entries", "load_file", "reference"]
+
+HELD = 2          # loaded instances a process keeps in memory (tasks come per instance)
+_HELD: list["Xcsp3"] = []
+_TRANSLATOR = ("reader", "screen", "model", "automata", "builder", "terms", "limits")
+
+
+def translator_version() -> str:
+    """A digest of the reader's and translation's sources: a cached model is the
+    translation of this code, and any change to it makes new entries."""
+    global _VERSION
+    if not _VERSION:
+        digest = hashlib.blake2b(digest_size=8)
+        for name in _TRANSLATOR:
+            digest.update((Path(__file__).parent / f"{name}.py").read_bytes())
+        _VERSION = digest.hexdigest()
+    return _VERSION
+
+
+_VERSION = ""
 
 
 # ----- the puzzle ------------------------------------------------------------------------
 @dataclass(frozen=True, eq=False)
 class Xcsp3(Puzzle):
-    """One XCSP3 instance, parsed and translated once; workers receive both."""
-    instance: Instance
-    model: Model = field(repr=False)
-    parse_s: float = 0.0
-    translate_s: float = 0.0
+    """One XCSP3 instance by reference; parsed and translated where it is used."""
+    path: str
+    digest: str           # blake2b of the file's bytes: the cache's key, the resume check's
+    nbytes: int
     name: str = ""
     source: str = ""
 
@@ -39,15 +77,69 @@ class Xcsp3(Puzzle):
     formulations = ("default",)
 
     def __repr__(self) -> str:         # the resume check hashes this: the file's content
-        return f"Xcsp3({self.instance.name!r}, {self.instance.digest})"
+        return f"Xcsp3({self.name!r}, {self.digest})"
+
+    def __getstate__(self) -> dict:
+        """A reference travels without what it loaded, unless it was loaded at once."""
+        state = dict(self.__dict__)
+        if not state.get("_eager"):
+            state.pop("_loaded", None)
+        state["_cache"] = state.get("_cache") or instance_cache.settings()
+        return state
 
     @property
     def family(self) -> str:
-        return family(self.instance.name)
+        return family(self.name)
 
     @property
     def size(self) -> int:
-        return len(self.instance.variables)
+        """The file's size in KiB (known without parsing it)."""
+        return -(-self.nbytes // 1024)
+
+    @property
+    def input_loaded(self) -> bool:
+        return "_loaded" in self.__dict__
+
+    @property
+    def instance(self) -> Instance:
+        return self._input()[0]
+
+    @property
+    def model(self) -> Model:
+        return self._input()[1]
+
+    def _input(self) -> tuple:
+        if not self.input_loaded:
+            self.load_input()
+        return self.__dict__["_loaded"]
+
+    def load_input(self) -> tuple[float, float, str]:
+        """Parse and translate here, through the cache: ``(parse s, translate s, from)``,
+        ``from`` being ``memory`` (held already), ``cache`` or ``file``."""
+        if self.input_loaded:
+            return 0.0, 0.0, "memory"
+        cache = instance_cache.current(self.__dict__.get("_cache"))
+        key = f"xcsp3/{self.digest}/{translator_version()}/default"
+        packed = cache.get(key) if cache is not None else None
+        if packed is not None:
+            start = time.perf_counter()
+            loaded, parse_s, translate_s, source = unpack(packed), 0.0, 0.0, "cache"
+            parse_s = time.perf_counter() - start     # reading the entry stands for parsing
+        else:
+            instance, model, parse_s, translate_s = _parsed(self.path)
+            loaded, source = (instance, model), "file"
+            if cache is not None:
+                cache.put(key, pack(instance, model))
+        self._hold(loaded)
+        return parse_s, translate_s, source
+
+    def _hold(self, loaded: tuple) -> None:
+        object.__setattr__(self, "_loaded", loaded)
+        if self.__dict__.get("_eager"):
+            return
+        _HELD.append(self)
+        while len(_HELD) > HELD:
+            _HELD.pop(0).__dict__.pop("_loaded", None)
 
     def to_model(self, formulation: str | None = None) -> Model:
         self.check_formulation(formulation)
@@ -62,32 +154,99 @@ class Xcsp3(Puzzle):
         return "\n".join(f"{name} {value}"
                          for name, value in zip(self.instance.variables, answer))
 
-    def load_note(self) -> str:
-        structure = self.model.structure
-        extra = structure.size - len(self.instance.variables)
-        why = f"; n/a: {structure.unsupported}" if structure.unsupported else ""
-        return (f"{self.instance.name}: parsed in {self.parse_s:.2f} s, translated in "
-                f"{self.translate_s:.2f} s; {len(self.instance.variables)} variables "
-                f"(+{extra} auxiliary), {len(self.instance.constraints)} constraints{why}")
+    def load_note(self) -> str | None:
+        """What loading found, once loaded (a reference says nothing before)."""
+        if not self.input_loaded:
+            return None
+        instance, model = self.__dict__["_loaded"]
+        times = self.__dict__.get("_times", (0.0, 0.0))
+        extra = model.structure.size - len(instance.variables)
+        unsupported = model.structure.unsupported
+        why = f"; n/a: {unsupported}" if unsupported else ""
+        return (f"{self.name}: parsed in {times[0]:.2f} s, translated in "
+                f"{times[1]:.2f} s; {len(instance.variables)} variables "
+                f"(+{extra} auxiliary), {len(instance.constraints)} constraints{why}")
 
 
-def load_file(path: str) -> Xcsp3:
+def _parsed(path: str) -> tuple[Instance, Model, float, float]:
+    from puzzles.formats.xcsp3.model import translate  # the worker's, not the parent's
     start = time.perf_counter()
     instance = parse_instance(read_xml(path), path)
     parsed = time.perf_counter()
     model = translate(instance)
-    done = time.perf_counter()
-    return Xcsp3(instance, model, parsed - start, done - parsed, instance.name,
-                 family(instance.name))
+    return instance, model, parsed - start, time.perf_counter() - parsed
+
+
+# ----- the cache's compact form -----------------------------------------------------------
+def pack(instance: Instance, model: Model) -> tuple:
+    """The instance and model with every table as one numpy array (rows x arity),
+    not a tuple per row: a tenth of the bytes and of the time to read back."""
+    import numpy as np
+    structure = model.structure
+    constraints = []
+    for con in structure.constraints:
+        if isinstance(con, Table):
+            try:
+                rows = np.array(con.tuples, dtype=np.int64).reshape(len(con.tuples),
+                                                                    len(con.vars))
+                con = ("table", con.vars, rows)
+            except (OverflowError, ValueError):
+                pass                  # values past 64 bits stay as they are
+        constraints.append(con)
+    return (1, instance, structure.key, structure.variables, structure.domains,
+            constraints, structure.unsupported, model.givens, model.name)
+
+
+def unpack(packed: tuple) -> tuple[Instance, Model]:
+    _, instance, key, variables, domains, constraints, unsupported, givens, name = packed
+    cons = tuple(Table(con[1], tuple(map(tuple, con[2].tolist())))
+                 if type(con) is tuple and con and con[0] == "table" else con
+                 for con in constraints)
+    return instance, Model(Structure(key, variables, domains, cons, unsupported), givens, name)
+
+
+# ----- loading ------------------------------------------------------------------------------
+def reference(path: str) -> Xcsp3:
+    """The file as a reference: what the parent can check cheaply (it exists, can be
+    read, is not empty) is checked here; everything else when it is loaded."""
+    digest = hashlib.blake2b(digest_size=12)
+    try:
+        nbytes = os.path.getsize(path)
+        with open(path, "rb") as handle:
+            for chunk in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(chunk)
+    except OSError as exc:
+        raise PuzzleInputError(path, None, f"cannot read: {exc.strerror or type(exc).__name__}") \
+            from None
+    if not nbytes:
+        raise PuzzleInputError(path, None, "an empty file, not an XCSP3 instance")
+    name = instance_name(path)
+    return Xcsp3(path, digest.hexdigest(), nbytes, name, family(name))
+
+
+def load_file(path: str) -> Xcsp3:
+    """The file parsed and translated at once, without the cache; faults raise here."""
+    puzzle = reference(path)
+    instance, model, parse_s, translate_s = _parsed(path)
+    object.__setattr__(puzzle, "_eager", True)
+    object.__setattr__(puzzle, "_times", (parse_s, translate_s))
+    puzzle._hold((instance, model))
+    return puzzle
 
 
 def load_entries(path: str) -> list[Entry]:
-    """The file as the loader's one entry, named by the instance."""
+    """The file as the loader's one entry, named by the instance (parsed at once)."""
     puzzle = load_file(path)
     return [Entry(path, 0, puzzle, None, puzzle.name)]
 
 
-register_format("xcsp3", EXTENSIONS, load=load_entries)
+def refer_entries(path: str) -> list[Entry]:
+    """The file as the loader's one entry, a reference: a run's way in."""
+    puzzle = reference(path)
+    return [Entry(path, 0, puzzle, None, puzzle.name)]
+
+
+register_format("xcsp3", EXTENSIONS, load=load_entries, refer=refer_entries)
 
 
 @register_kind("xcsp3", "xcsp3:FILE  an XCSP3 satisfaction instance (.xml or .xml.lzma; "
@@ -95,5 +254,3 @@ register_format("xcsp3", EXTENSIONS, load=load_entries)
 def load(spec: Spec) -> Xcsp3:
     spec.check_options()
     return load_file(spec.existing_file(".xml or .xml.lzma file"))
-
-

@@ -197,12 +197,16 @@ class Session:
         engine = self.engines[task.engine]
         self.meter.start()
         limit = self.init.memory_limit_mb
+        loading = None
         try:
             with address_space_cap(limit) if limit else nullcontext():
-                result = solve_task(engine, puzzle, task,
-                                    lambda model: self._warmed(engine, task, puzzle, model))
+                loading, result = self._load(engine, task, puzzle)
+                if result is None:
+                    result = solve_task(engine, puzzle, task,
+                                        lambda model: self._warmed(engine, task, puzzle, model))
         except MemoryError as exc:      # raised outside the engine's own guard
             result = failed(engine, task, Status.MEMOUT, describe(exc), traceback.format_exc())
+        result.loading = loading
         result.cpu_s, result.peak_rss_mb = self.meter.stop()
         end_leftovers()                  # nothing the engine started outlives its task
         result.host = HOST
@@ -211,6 +215,35 @@ class Session:
                               + (f"; memory limit {limit:g} MB)" if limit else ")"))
             self.retire = "ran out of memory"     # its heap may be in any state now
         return result
+
+    def _load(self, engine, task: Task, puzzle) -> tuple:
+        """A puzzle given by reference (a file per instance) loaded here, untimed, before
+        the solve: ``(loading, None)``, or ``(loading, result)`` when it cannot be.
+
+        The parent gives the load the time a new shape gets (``shaping``), and the
+        memory limit covers it: an instance too large to load is the task's memout.
+        """
+        load = getattr(puzzle, "load_input", None)
+        if load is None:
+            return None, None
+        if puzzle.input_loaded:
+            return load(), None
+        what = f"loading {puzzle.name}"
+        self.notify(("shaping", task.tid, what))
+        start = time.perf_counter()
+        try:
+            loading = load()
+        except MemoryError as exc:
+            return None, failed(engine, task, Status.MEMOUT, f"loading: {describe(exc)}",
+                                traceback.format_exc())
+        except Exception as exc:       # a bad file: this task's error, with the reason
+            return None, failed(engine, task, Status.ERROR, f"model: {describe(exc)}",
+                                traceback.format_exc())
+        finally:
+            self.notify(("warmed", task.tid, task.engine, what, time.perf_counter() - start))
+        settle_heap()
+        self.meter.start()
+        return loading, None
 
     def _warmed(self, engine, task: Task, puzzle, model) -> bool:
         """True if the model's shape was warm here already; else warm it now, untimed.

@@ -97,7 +97,7 @@ class PackedResults:
                 if (type(r) is not Result or r.status is not Status.SOLVED or r.stats
                         or r.count is not None or r.message or r.traceback
                         or len(r.solutions) != 1 or len(r.solutions[0]) != width
-                        or r.cpu_s is None or r.peak_rss_mb is None
+                        or r.cpu_s is None or r.peak_rss_mb is None or r.loading
                         or (r.engine, r.library, r.version, r.mode, r.host) != common):
                     return None
                 answers.append(bytes(r.solutions[0]))     # ValueError past 0..255
@@ -174,7 +174,8 @@ def sendable(result: Result) -> Result:
         return Result(result.engine, result.library, result.version, result.mode,
                       Status.ERROR, message=f"result could not be sent: {describe(exc)}",
                       build_s=result.build_s, solve_s=result.solve_s, cpu_s=result.cpu_s,
-                      peak_rss_mb=result.peak_rss_mb, host=result.host)
+                      peak_rss_mb=result.peak_rss_mb, host=result.host,
+                      loading=result.loading)
 
 
 # ----- the process ----------------------------------------------------------------------
