@@ -7,8 +7,7 @@ version and the formulation, so a second run, a resumed run, another worker
 or the parent's judge reads it back instead of parsing again.
 
 An entry is one file: a magic line, the blake2b checksum of the payload, the
-payload (a pickle of compact data: tables as numpy arrays, see the format's
-``pack``). It is written to a temporary file beside it and renamed into
+payload (a pickle of what the format keeps, see its ``pack``). It is written to a temporary file beside it and renamed into
 place (``os.replace``), so two processes writing the same entry at once
 leave one whole entry, never a mix. An entry whose checksum does not match
 (a truncated or garbled file) is dropped and rebuilt. Reading an entry

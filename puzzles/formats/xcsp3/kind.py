@@ -38,7 +38,7 @@ from puzzles.formats.xcsp3.reader import (
     parse_instance,
     read_xml,
 )
-from puzzles.model import Model, Structure, Table
+from puzzles.model import Model
 from puzzles.specs import Spec, register_kind
 
 __all__ = ["EXTENSIONS", "Xcsp3", "load_entries", "load_file", "reference"]
@@ -177,32 +177,22 @@ def _parsed(path: str) -> tuple[Instance, Model, float, float]:
     return instance, model, parsed - start, time.perf_counter() - parsed
 
 
-# ----- the cache's compact form -----------------------------------------------------------
+# ----- the cache's form ----------------------------------------------------------------------
 def pack(instance: Instance, model: Model) -> tuple:
-    """The instance and model with every table as one numpy array (rows x arity),
-    not a tuple per row: a tenth of the bytes and of the time to read back."""
-    import numpy as np
-    structure = model.structure
-    constraints = []
-    for con in structure.constraints:
-        if isinstance(con, Table):
-            try:
-                rows = np.array(con.tuples, dtype=np.int64).reshape(len(con.tuples),
-                                                                    len(con.vars))
-                con = ("table", con.vars, rows)
-            except (OverflowError, ValueError):
-                pass                  # values past 64 bits stay as they are
-        constraints.append(con)
-    return (1, instance, structure.key, structure.variables, structure.domains,
-            constraints, structure.unsupported, model.givens, model.name)
+    """What the cache keeps: the instance and the model as they are, pickled.
+
+    The translation shares one tuple of rows between the tables of one
+    relation, and pickle writes a shared object once; measured on
+    WordSquare-hak-11 (242 tables, 24 million rows), this is 57 MB read back
+    in 0.5 s, where one numpy array per table was 433 MB and 26 s (arrays
+    lose the sharing, and engines want the rows as tuples again).
+    """
+    return (1, instance, model)
 
 
 def unpack(packed: tuple) -> tuple[Instance, Model]:
-    _, instance, key, variables, domains, constraints, unsupported, givens, name = packed
-    cons = tuple(Table(con[1], tuple(map(tuple, con[2].tolist())))
-                 if type(con) is tuple and con and con[0] == "table" else con
-                 for con in constraints)
-    return instance, Model(Structure(key, variables, domains, cons, unsupported), givens, name)
+    _, instance, model = packed
+    return instance, model
 
 
 # ----- loading ------------------------------------------------------------------------------
