@@ -9,10 +9,17 @@ pipe is refused after a bounded read instead of filling memory:
   is 625 characters);
 * ``MAX_INPUT_BYTES`` per file or stdin (256 MiB; the largest public Sudoku
   set here, 49,151 lines, is 4 MB).
+
+Only regular files (and folders, by the loader) are read by path: a FIFO or a
+device would block or never end, so it is refused in one line; ``-`` reads
+stdin, whatever it is. A file name that is not UTF-8 (the bytes the system
+gave, as surrogate escapes) is read as it is and shown escaped (``x\\xff``)
+in puzzle ids and messages, so it can be stored and printed.
 """
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from functools import lru_cache
 from pathlib import Path
@@ -33,16 +40,43 @@ def source_stem(source: str) -> str:
     """
     if source in ("-", STDIN):
         return "stdin"
-    return Path(source).stem or source
+    return shown_name(Path(source).stem or source)
+
+
+def shown_name(name: str) -> str:
+    """``name`` as text that can be written anywhere: the bytes of a name that is not
+    UTF-8 (surrogate escapes) as ``\\xff``; any other name unchanged."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return name
+
+
+def check_readable(path: str) -> None:
+    """Refuse, in one line, a path that is neither a regular file nor a folder: a FIFO
+    would block the read forever and a device never ends (``-`` is stdin, not a path)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return                       # the open that follows names the fault
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        what = "a FIFO" if stat.S_ISFIFO(mode) else (
+            "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file")
+        raise PuzzleInputError(shown_name(path), None, f"{what}, not a puzzle file (give "
+                                                       "a file, a folder, or - for stdin)")
 
 
 def read_text(arg: str) -> str:
     """The decoded text of a file or (``-``) stdin; every failure is bad input."""
-    source = STDIN if arg == "-" else arg
+    source = STDIN if arg == "-" else shown_name(arg)
+    if arg == "-" and sys.stdin is None:
+        raise PuzzleInputError(source, None, "cannot read: stdin is closed")
     try:
         if arg == "-":
             data = read_capped(sys.stdin.buffer, source)
         else:
+            check_readable(arg)
             with open(arg, "rb") as handle:
                 data = read_capped(handle, source)
     except OSError as exc:

@@ -376,13 +376,13 @@ def test_dataset_files_load_without_error(name):
 
 
 # ----- input caps ----------------------------------------------------------------------------
-def test_dev_zero_is_refused_after_a_bounded_read(capsys):
+def test_a_device_is_refused_before_it_is_read(capsys):
     from compare.cli import run as run_cli
     from compare.cli import solve as solve_cli
     assert solve_cli.main(["/dev/zero"]) == 2
     assert run_cli.main(["--puzzles", "/dev/zero", "--quiet"]) == 2
     err = capsys.readouterr().err.splitlines()
-    assert len(err) == 2 and all("/dev/zero, line 1: line longer than 1 MiB" in e for e in err)
+    assert len(err) == 2 and all("/dev/zero: a device, not a puzzle file" in e for e in err)
 
 
 def test_dev_zero_on_stdin_is_refused(monkeypatch, capsys):

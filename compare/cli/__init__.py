@@ -11,10 +11,17 @@ looks up an engine or a puzzle kind.
 
 A reader that stops early (``run_compare.py engines | head -1``) ends the
 command quietly with exit 141, as a shell reports a process killed by SIGPIPE.
+A standard stream the command was started without (``>&-``, ``2>&-``, ``<&-``)
+is taken as /dev/null, so no file the command opens can land on its number:
+a closed stderr loses the messages, never the run; a closed stdout is a
+reader that has gone (the command finishes, and exits 141 if it had something
+to print there and no fault of its own); a closed stdin is empty input, which
+``solve`` refuses in one line (exit 2).
 """
 from __future__ import annotations
 
 import importlib
+import io
 import os
 import signal
 import sys
@@ -74,6 +81,14 @@ def _add_commands(parser, full: bool) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    lost = closed_streams_to_null()
+    code = _main(argv)
+    if lost is not None and lost.said and code == Exit.OK:
+        return PIPE_CLOSED            # what it printed went nowhere, as into a closed pipe
+    return code
+
+
+def _main(argv: list[str]) -> int:
     terminate_like_interrupt()
     try:
         load_plugins()
@@ -149,6 +164,39 @@ def _pipe_closed() -> int:
     except (OSError, ValueError):
         pass
     return PIPE_CLOSED
+
+
+class LostOutput(io.TextIOWrapper):
+    """stdout when the command was started without one: /dev/null, noting whether
+    anything was printed (the command then ends as if its reader had gone)."""
+
+    said = False
+
+    def write(self, text: str) -> int:
+        self.said = self.said or bool(text)
+        return super().write(text)
+
+
+def closed_streams_to_null() -> LostOutput | None:
+    """Give fds 0, 1 and 2 /dev/null where the command was started without them, and
+    Python's missing ``sys.stdout`` and ``sys.stderr`` streams on it. ``sys.stdin`` stays
+    None: input that is not there is refused where it is read. Returns the new stdout,
+    if there was none."""
+    for fd, flags in ((0, os.O_RDONLY), (1, os.O_WRONLY), (2, os.O_WRONLY)):
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, flags)      # takes the lowest free number: fd
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+    if sys.stderr is None:
+        sys.stderr = open(2, "w", closefd=False, errors="backslashreplace")   # noqa: SIM115
+    if sys.stdout is not None:
+        return None
+    sys.stdout = LostOutput(io.FileIO(1, "w", closefd=False), encoding="utf-8",
+                            errors="backslashreplace", line_buffering=True)
+    return sys.stdout
 
 
 def terminate_like_interrupt() -> None:

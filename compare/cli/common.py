@@ -7,6 +7,7 @@ import argparse
 import difflib
 import math
 import re
+import shlex
 import sys
 
 from compare.errors import Exit, UsageError  # noqa: F401  (every command finds them here)
@@ -57,6 +58,34 @@ def suggest(name: str, known) -> str:
 def say(message: str) -> None:
     """One line on stderr, even when the message spans several."""
     print(" ".join(str(message).split()), file=sys.stderr)
+
+
+def shell_word(arg: str) -> str:
+    """``arg`` quoted for a shell, on one line and shown as it is: a word with a newline,
+    a control or direction character (U+202E) or a byte that is not UTF-8 becomes a
+    ``$'...'`` word with those escaped (``\\n``, ``\\u202e``, ``\\xff``), so a recorded
+    command line can be read, and pasted, as the user typed it."""
+    if arg.isprintable():
+        return shlex.quote(arg)
+    out = []
+    for ch in arg:
+        code = ord(ch)
+        if 0xDC80 <= code <= 0xDCFF:          # a byte that is not UTF-8 (surrogate escape)
+            out.append(f"\\x{code - 0xDC00:02x}")
+        elif ch in "\\'":
+            out.append("\\" + ch)
+        elif ch.isprintable():
+            out.append(ch)
+        elif code < 0x80:
+            out.append({"\n": "\\n", "\t": "\\t", "\r": "\\r"}.get(ch, f"\\x{code:02x}"))
+        else:
+            out.append(f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+    return "$'" + "".join(out) + "'"
+
+
+def command_line(prefix: str, argv) -> str:
+    """The command as a shell would run it again: ``prefix`` and each argument quoted."""
+    return " ".join([prefix, *map(shell_word, argv)])
 
 
 def in_range(kind, low, high):

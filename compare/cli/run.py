@@ -10,11 +10,10 @@ command line never overwrites anything.
 """
 from __future__ import annotations
 
-import shlex
 import sys
 
 from compare.api import Interrupted, run_comparison
-from compare.cli.common import Exit, report_exit, say, seconds_of_ms
+from compare.cli.common import Exit, command_line, report_exit, say, seconds_of_ms
 from compare.cli.run_args import build_parser
 from compare.errors import FAULTS, StorageError, exit_code
 from compare.reporting.report import build_report
@@ -36,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
             resume=args.resume, workers=args.workers, baseline=args.baseline,
             executor=args.executor, scheduler=args.scheduler, cluster=args.cluster,
             chunk=args.chunk, progress=not args.quiet, announce=not args.quiet,
-            command="python run_compare.py " + " ".join(shlex.quote(a) for a in argv))
+            command=command_line("python run_compare.py", argv))
     except Interrupted as stop:
         say(f"interrupted: finished results are kept; continue with "
             f"--out {stop.folder} --resume")

@@ -27,6 +27,7 @@ from compare.judge.batch import Claim, verify_many
 from compare.run.progress import progress_bar
 from compare.store.store import Store
 from engines import ANSWERED, Result, Status, status_word
+from puzzles.reading import shown_name
 
 SHOUT_AT_MOST = 10     # wrong answers shouted while running; the report lists all
 BATCH = 2048           # results checked and stored together, at most

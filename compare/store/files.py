@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import os
+import secrets
 from enum import StrEnum
 from pathlib import Path
 from typing import Callable
@@ -39,6 +40,9 @@ STORAGE_ERRNOS = frozenset({errno.ENOSPC, errno.EROFS, errno.EDQUOT, errno.EIO,
                             errno.EACCES, errno.EPERM})
 
 
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
 def storage_fault(path, exc: BaseException) -> StorageError:
     """A ``StorageError`` for ``path`` from an ``OSError`` or an SQLite error."""
     cause = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
@@ -49,10 +53,17 @@ def atomic_write(path: Path | str, write: Callable[[Path], object]) -> None:
     """``write(tmp)`` to a temporary file beside ``path``, then rename it over ``path``.
 
     A full disk or a kill mid-write leaves the previous file whole (or no file),
-    never a truncated one; a failure is a ``StorageError``.
+    never a truncated one; a failure is a ``StorageError``. The rename replaces
+    whatever has the name, a symbolic link included, never what a link points
+    to; the temporary file is made new (``O_EXCL``), so no link planted under
+    its name is followed either.
     """
     path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    try:
+        os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o666))
+    except OSError as exc:
+        raise storage_fault(path, exc) from None
     try:
         write(tmp)
         os.replace(tmp, path)
@@ -65,7 +76,14 @@ def atomic_write(path: Path | str, write: Callable[[Path], object]) -> None:
 
 
 def write_text(path: Path | str, text: str) -> None:
-    """``text`` into ``path`` (UTF-8), whole or not at all (``atomic_write``)."""
+    """``text`` into ``path`` (UTF-8), whole or not at all (``atomic_write``).
+
+    A file name that is not UTF-8 (its bytes kept as surrogate escapes) is
+    written with those bytes shown escaped (``\\xff``): the file stays UTF-8."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
     atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
 

@@ -10,9 +10,16 @@ engine finished), and readers of one folder cannot disagree.
 The connection opens on first use and stays open until ``close`` (or the
 end of a ``with`` block); reads are cached, behind a lock, so a folder read
 from several threads is read once.
+
+A folder is only read unless a run prepares to write it: its results file
+opens read-only (``Store``'s ``READ``), so a report, a comparison or a
+history of folders it did not write changes nothing in them, and what the
+file holds is checked on the way in (``compare.store.shapes``).
 """
 from __future__ import annotations
 
+import errno
+import os
 import threading
 from datetime import datetime
 from functools import cached_property
@@ -23,13 +30,16 @@ import pandas as pd
 from compare.errors import SettingsError, StorageError, StoreError
 from compare.store.files import STORAGE_ERRNOS, RunFile, storage_fault
 from compare.store.lock import FolderLock
-from compare.store.store import ClosedOnExit, Store
+from compare.store.store import READ, WRITE, ClosedOnExit, Store
 from engines import ANSWERED_WORDS, Status
 
 LATEST = "latest"      # reports/latest links to the newest run made under reports/
 
 TASK_KEYS = ["puzzle_id", "source", "formulation", "engine", "mode"]
 PAIR_KEYS = ["puzzle_id", "formulation", "mode"]     # one puzzle run, engine aside
+# Making the folder: the disk's own faults are storage faults; any other refusal (no
+# permission, /sys, a missing or file parent) means the place cannot hold a folder.
+DISK_ERRNOS = frozenset({errno.ENOSPC, errno.EROFS, errno.EDQUOT, errno.EIO})
 
 
 def reports_root() -> Path:
@@ -43,6 +53,12 @@ def default_out(resume: bool) -> Path:
     if resume:
         return reports_root() / LATEST
     return reports_root() / datetime.now().strftime("%Y%m%d-%H%M%S")
+
+
+def normal_out(out: Path | str) -> Path:
+    """``--out`` with its ``.`` and ``..`` steps taken as written (``a/../r5/../r5b`` is
+    ``r5b``), before anything is made: making the folder creates no stray ``a`` or ``r5``."""
+    return Path(os.path.normpath(os.fspath(out)))
 
 
 def check_out(out: Path, resume: bool) -> None:
@@ -59,8 +75,12 @@ class RunFolder(ClosedOnExit):
 
     CLOSE_FAULTS = (StorageError, StoreError)
 
-    def __init__(self, path: Path | str):
+    def __init__(self, path: Path | str, access: str = READ):
+        """``access``: how the store opens until ``prepare`` makes it a run's to write:
+        ``READ`` (nothing in the folder is written) or ``REBUILD`` (``report --out``: a
+        file of an older schema is migrated in place)."""
         self.path = Path(path)
+        self._access = access
         self._store: Store | None = None
         self._writer: FolderLock | None = None   # held from ``prepare`` to ``close``
         self._lock = threading.RLock()
@@ -69,15 +89,15 @@ class RunFolder(ClosedOnExit):
     @classmethod
     def new(cls, out: Path | str | None) -> RunFolder:
         """The folder of a new run: ``out``, or reports/<date-time>; it must be free."""
-        folder = cls(Path(out) if out else default_out(resume=False))
+        folder = cls(normal_out(out) if out else default_out(resume=False))
         check_out(folder.path, resume=False)
         return folder
 
     @classmethod
     def resumed(cls, out: Path | str | None) -> RunFolder:
         """The folder of a run to continue: ``out``, or reports/latest, with its settings."""
-        folder = cls(Path(out) if out else default_out(resume=True))
-        if not folder.exists():
+        folder = cls(normal_out(out) if out else default_out(resume=True))
+        if not folder.exists() or _empty(folder.results_file):
             raise SettingsError(f"--resume: {folder.path} holds no run to continue")
         try:
             settings = folder.settings
@@ -116,12 +136,22 @@ class RunFolder(ClosedOnExit):
         check_out(self.path, resume)       # again: time has passed since the first check
         try:
             self.path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:             # a full or read-only disk is storage (exit 6);
+            if exc.errno in DISK_ERRNOS:   # a place the OS refuses for a folder is usage
+                raise storage_fault(self.path, exc) from None
+            raise SettingsError(f"--out {self.path}: cannot create folder "
+                                f"({exc.strerror})") from None
+        try:
             self._writer = FolderLock(self.path).acquire()
         except OSError as exc:
             if exc.errno in STORAGE_ERRNOS:
                 raise storage_fault(self.path, exc) from None
             raise SettingsError(f"--out {self.path}: cannot create folder "
                                 f"({exc.strerror})") from None
+        with self._lock:       # a store opened to read (by ``resumed``) opens again to write
+            reader, self._store = self._store, None
+        if reader is not None:
+            reader.close()
         try:
             _ = self.store
         except BaseException:
@@ -154,10 +184,12 @@ class RunFolder(ClosedOnExit):
     # ----- the store ----------------------------------------------------------------------
     @property
     def store(self) -> Store:
-        """The run's one connection to its results file, opened on first use."""
+        """The run's one connection to its results file, opened on first use: to write
+        once ``prepare`` holds the folder, read-only before (and for every reader)."""
         with self._lock:
             if self._store is None:
-                self._store = Store(self.path, threads=True)
+                access = WRITE if self._writer is not None else self._access
+                self._store = Store(self.path, threads=True, access=access)
             return self._store
 
     def close(self) -> None:
@@ -237,6 +269,13 @@ class RunFolder(ClosedOnExit):
         engine finished (all of them, unless the run was cut short)."""
         return per_task(common_runs(self.results, self.settings.get("repeat"),
                                     len(self.config.get("engines_run", []))))
+
+
+def _empty(path: Path) -> bool:
+    try:
+        return path.is_file() and path.stat().st_size == 0
+    except OSError:
+        return False
 
 
 def _link_latest(root: Path, out: Path) -> None:
