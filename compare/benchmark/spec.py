@@ -143,12 +143,7 @@ def _part(where: "_Where", raw, i: int, datasets: dict) -> Part:
     where.keys(labels, f"{at}.labels", {e: str for e in engines_})
     settings = dict(raw.get("settings", {}))
     where.keys(settings, f"{at}.settings", RUN_SETTINGS)
-    for key in ("sample", "timeout", "repeat"):
-        if key in raw:
-            try:
-                check_setting(key, raw[key])
-            except SettingsError:
-                where.fail(f"{at}.{key}", f"must be a number in {range_text(key)}")
+    _check_numbers(where, raw, at)
     target = dict(raw.get("target", {"kind": "none"}))
     kind = target.get("kind")
     if kind not in TARGETS:
@@ -166,12 +161,7 @@ def _part(where: "_Where", raw, i: int, datasets: dict) -> Part:
         where.fail(f"{at}.target.engine", f"{target['engine']!r} is not one of its engines")
     quick = dict(raw.get("quick", {}))
     where.keys(quick, f"{at}.quick", QUICK_KEYS)
-    for key in ("sample", "timeout", "repeat"):
-        if key in quick:
-            try:
-                check_setting(key, quick[key])
-            except SettingsError:
-                where.fail(f"{at}.quick.{key}", f"must be a number in {range_text(key)}")
+    _check_numbers(where, quick, f"{at}.quick")
     generated = _generated_spec(where, raw.get("generated"), f"{at}.generated")
     if "generated" in quick:
         quick["generated"] = _generated_spec(where, quick["generated"], f"{at}.quick.generated")
@@ -229,3 +219,13 @@ class _Where:
 
 _TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", list: "a list",
                dict: "a table"}
+
+
+def _check_numbers(where, table: dict, at: str) -> None:
+    """A part's (or its quick form's) sample, timeout and repeat, each in its range."""
+    for key in ("sample", "timeout", "repeat"):
+        if key in table:
+            try:
+                check_setting(key, table[key])
+            except SettingsError:
+                where.fail(f"{at}.{key}", f"must be a number in {range_text(key)}")
