@@ -28,7 +28,6 @@ import math
 import warnings
 
 import numpy as np
-from scipy import stats
 
 DEFAULT_SHIFT_S = 0.001     # 1 ms: where nothing is known of the run's times
 SHIFT_FRACTION = 0.1        # the run's shift: this fraction of the baseline's median time
@@ -96,6 +95,9 @@ def confidence(a: np.ndarray, b: np.ndarray, seed: int = SEED,
     if np.ptp(diff) == 0:           # every pair says the same: nothing to resample
         value = float(np.exp(diff[0]))
         return value, value
+    # scipy.stats is imported here, where an interval is computed: it costs most of a
+    # second of start-up, which a run with one engine (no pairs) never needs.
+    from scipy import stats
     if len(diff) >= NORMAL_FROM:
         half = stats.norm.ppf(0.5 + level / 2) * diff.std(ddof=1) / math.sqrt(len(diff))
         return float(np.exp(diff.mean() - half)), float(np.exp(diff.mean() + half))

@@ -30,7 +30,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from compare.judge.verdict import UNANSWERED, VERIFIED, WRONG
 from compare.reporting import paired, summary
@@ -296,6 +295,8 @@ def censored_step(both: pd.DataFrame, shift_s: float, moved: Drift | None = None
                              solved["total_s_a"].to_numpy(), shift_s, tie=moved.tie)
     said = paired.verdict(figures["ci_low"], figures["ci_high"], moved.tie)
     flips = newly_out + newly_in
+    # scipy.stats here, where it is used: it costs most of a second of start-up
+    from scipy import stats
     sign_p = stats.binomtest(newly_out, flips).pvalue if flips else math.nan
     step = said if said in ("slower", "faster") else ""
     if not step and flips and sign_p < SIGN_LEVEL:

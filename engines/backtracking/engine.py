@@ -10,8 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engines.backtracking.compiled import entry as numba_kernel
-from engines.backtracking.compiled import searches as compiled
 from engines.backtracking.python import fast, general, seed
 from engines.backtracking.report import Goal, Report
 from engines.backtracking.shape import shape_for
@@ -25,9 +23,21 @@ SEARCHES = {
     "fast": (fast.FastSearch, general.FastSearch),
 }
 VARIANTS = tuple(SEARCHES)
-# kernel=numba: the compiled search of each variant, for the models it takes
-COMPILED = {"seed": compiled.NumbaSeedSearch, "fast": compiled.NumbaFastSearch}
 KERNELS = ("python", "numba")
+
+
+def _kernel():
+    """The numba kernel's entry, imported where it is used: numba and numpy cost most
+    of a second of start-up, which a ``solve`` or a worker on the python kernel never
+    needs."""
+    from engines.backtracking.compiled import entry
+    return entry
+
+
+def _compiled_search(variant: str):
+    """kernel=numba: the compiled search of the variant, for the models it takes."""
+    from engines.backtracking.compiled import searches
+    return {"seed": searches.NumbaSeedSearch, "fast": searches.NumbaFastSearch}[variant]
 
 
 @dataclass
@@ -50,25 +60,25 @@ class BacktrackingEngine(Engine):
     @classmethod
     def default_variants(cls) -> list[str]:
         """Both variants, and the fast one compiled too where numba is installed."""
-        return ["variant=seed", ""] + (["kernel=numba"] if numba_kernel.available() else [])
+        return ["variant=seed", ""] + (["kernel=numba"] if _kernel().available() else [])
 
     def preparation(self) -> str | None:
         """Compiling the kernel's searches of this variant, while numba's disk cache
         lacks them: about 20 s of CPU on an empty cache, paid once for every worker
         instead of by each."""
-        if self.options["kernel"] != "numba" or not numba_kernel.available():
+        if self.options["kernel"] != "numba" or not _kernel().available():
             return None
         variant = (self.options["variant"],)
-        if numba_kernel.compiled(variant):
+        if _kernel().compiled(variant):
             return None
         return f"compiling the numba kernel ({variant[0]})"
 
     def prepare(self) -> None:
-        numba_kernel.prepare((self.options["variant"],))
+        _kernel().prepare((self.options["variant"],))
 
     def unsupported_reason(self, model: Model, mode: str) -> str | None:
-        if self.options["kernel"] == "numba" and not numba_kernel.available():
-            return f"{self.label}: {numba_kernel.unavailable_reason()}"
+        if self.options["kernel"] == "numba" and not _kernel().available():
+            return f"{self.label}: {_kernel().unavailable_reason()}"
         return super().unsupported_reason(model, mode)
 
     def translate(self, model: Model) -> Translated:
@@ -81,7 +91,7 @@ class BacktrackingEngine(Engine):
         if not shape.alldifferent_only or not alldifferent_search.fits(shape):
             search = shape.derived(general_search)
         elif (self.options["kernel"] == "numba"
-              and not (compiled := shape.derived(COMPILED[variant])).unsupported):
+              and not (compiled := shape.derived(_compiled_search(variant))).unsupported):
             search = compiled
         else:
             search = shape.derived(alldifferent_search)
