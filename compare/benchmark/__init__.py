@@ -49,6 +49,7 @@ from compare.benchmark.spec import (
 )
 from compare.errors import StoreError
 from compare.plugins import PluginError
+from compare.reporting.prose import controls_shown
 from compare.reporting.report import build_report
 from compare.run.plan import SettingsError, WorkersFailed
 from compare.store.files import RunFile
@@ -107,8 +108,8 @@ def run_benchmark(file: Path | str | None = None, *, parts: list[str] | None = N
                                  workers=workers, seed=seed, quiet=quiet))
         if outcomes[-1].status not in (VERIFIED, WRONG):
             return BenchmarkRun(folder, outcomes, None)
-    text = report(outcomes, command or "python run_compare.py bench",
-                  time.perf_counter() - started, spec.title, libraries(chosen))
+    text = controls_shown(report(outcomes, command or "python run_compare.py bench",
+                                 time.perf_counter() - started, spec.title, libraries(chosen)))
     (folder / RunFile.BENCH).write_text(text, encoding="utf-8")
     if publish_to is not None:
         publish(folder, Path(publish_to), outcomes, spec.path.stem)

@@ -14,6 +14,11 @@ curve, the last one always kept), and a scatter panel with more than
 cells (one marker per cell, sized by how many puzzles fall in it) and only
 the outliers (unsolved, or more than x10 off the diagonal, the most extreme
 first) one by one.
+
+Every name a figure holds (trace names, titles, axis titles, hover text) goes
+through ``prose.plot_text``: plotly renders tags in text, and a name is data.
+A trace's name reaches its hover box as ``%{fullData.name}``, never pasted
+into a hover template, where ``%{`` in a name would be read as a field.
 """
 from __future__ import annotations
 
@@ -24,6 +29,7 @@ import pandas as pd
 from matplotlib.colors import to_hex
 
 from compare.reporting import plots, summary
+from compare.reporting.prose import plot_text
 from compare.reporting.summary import duration
 
 CURVE_POINTS = 600
@@ -32,6 +38,7 @@ OUTLIERS = 1000            # outliers drawn one by one in an aggregated panel
 CELLS = 60                 # log-spaced cells per axis in an aggregated panel
 DASH = {"-": "solid", "--": "dash", ":": "dot", "-.": "dashdot"}
 FONT = {"size": 12}
+NAMED = "<extra>%{fullData.name}</extra>"     # the trace's name in its hover box
 TOOLBAR = 34               # px at a figure's top kept for plotly's toolbar (the modebar)
 # The columns the plots read: a filter over the others' 100,000 rows costs seconds.
 USED = ["puzzle_id", "source", "size", "formulation", "engine", "mode", "status", "solved",
@@ -95,10 +102,9 @@ def cactus(tasks: pd.DataFrame, engines: list[str] | None = None, *,
                         .to_numpy(float))
         xs, ys = _thin(times, np.arange(1, len(times) + 1))
         thinned |= len(xs) < len(times)
-        data.append({"type": "scatter", "mode": "lines", "name": style["label"],
+        data.append({"type": "scatter", "mode": "lines", "name": plot_text(style["label"]),
                      "x": _sig(xs), "y": ys.tolist(), "line": {**_style(style), "shape": "hv"},
-                     "hovertemplate": "%{y} solved within %{x:.3g} s<extra>"
-                                      + style["label"] + "</extra>"})
+                     "hovertemplate": "%{y} solved within %{x:.3g} s" + NAMED})
     data.append(_guide([limit, limit], [0, total * 1.05 + 0.5], f"time limit {limit:g} s",
                        "black", "dash"))
     data.append(_guide([plots.FLOOR_S, limit * 1.5], [total, total], f"{total} instances",
@@ -131,11 +137,11 @@ def profile(tasks: pd.DataFrame, shift_s: float, engines: list[str] | None = Non
         px, py = _thin(xs, ys)
         thinned |= len(px) < len(xs)
         last = float(ys[-1]) if len(ys) else 0.0
-        data.append({"type": "scatter", "mode": "lines", "name": label,
+        data.append({"type": "scatter", "mode": "lines", "name": plot_text(label),
                      "x": _sig(np.r_[1.0, px, top]), "y": _sig(np.r_[0.0, py, last]),
                      "line": {**_style(styles[label]), "shape": "hv"},
                      "hovertemplate": "%{y:.1%} of puzzles within x%{x:.3g} of the fastest"
-                                      "<extra>" + label + "</extra>"})
+                                      + NAMED})
     layout = _layout("Performance profile (Dolan-More)",
                      "tau: within this factor of the fastest engine on the puzzle (log)",
                      "fraction of puzzles")
@@ -170,6 +176,7 @@ def _scatter_panel(pair: pd.DataFrame, engine: str, baseline: str, limit: float,
     both = (pair["solved"] & pair["solved_b"]).to_numpy()
     far = (np.abs(np.log10(pair["t"].to_numpy() / pair["t_b"].to_numpy())) > 1)
     aggregated = len(pair) > SCATTER_POINTS
+    shown_engine, shown_base = plot_text(engine), plot_text(baseline)
     data = [_guide([low, high], [low, high], "same time", "grey", "dash"),
             _guide([low, high / 10], [low * 10, high], "x10 slower / faster", "grey", "dot"),
             _guide([low * 10, high], [low, high / 10], "", "grey", "dot", legend=False)]
@@ -191,7 +198,7 @@ def _scatter_panel(pair: pd.DataFrame, engine: str, baseline: str, limit: float,
     for value, part in groups:
         c = colour.get(value, to_hex(plots.COLOURS[0]))
         mask = ok[shown.index.get_indexer(part.index)]
-        name = "puzzles" if value is None else str(value)
+        name = "puzzles" if value is None else plot_text(value)
         for solved_both, marker in ((True, "circle"), (False, "x")):
             rows = part[mask if solved_both else ~mask]
             if rows.empty:
@@ -199,13 +206,13 @@ def _scatter_panel(pair: pd.DataFrame, engine: str, baseline: str, limit: float,
             data.append({"type": "scatter", "mode": "markers",
                          "name": name if solved_both else f"{name}: unsolved",
                          "legendgroup": name, "x": _sig(rows["t_b"]), "y": _sig(rows["t"]),
-                         "text": _hover(rows, engine, baseline),
+                         "text": _hover(rows, shown_engine, shown_base),
                          "hovertemplate": "%{text}<extra></extra>",
                          "marker": {"color": c, "symbol": marker,
                                     "size": 6 if solved_both else 8,
                                     "opacity": 0.7 if solved_both else 0.9}})
-    layout = _layout(f"{engine} vs {baseline}", f"{baseline} (s, log)", f"{engine} (s, log)",
-                     ylog=True, height=400)
+    layout = _layout(f"{shown_engine} vs {shown_base}", f"{shown_base} (s, log)",
+                     f"{shown_engine} (s, log)", ylog=True, height=400)
     layout["showlegend"] = False         # one legend for every panel, on the page
     for axis in ("xaxis", "yaxis"):
         layout[axis]["range"] = [math.log10(low), math.log10(high)]
@@ -216,7 +223,8 @@ def _scatter_panel(pair: pd.DataFrame, engine: str, baseline: str, limit: float,
 def _hover(rows: pd.DataFrame, engine: str, baseline: str) -> list[str]:
     def status(solved, word, seconds):
         return duration(seconds) if solved else f"{word} (shown at the limit)"
-    names = rows["puzzle_id"] + " (" + rows["source"].astype(str) + ")"
+    names = [plot_text(f"{pid} ({source})") for pid, source in zip(rows["puzzle_id"],
+                                                                   rows["source"])]
     return [f"<b>{name}</b><br>{engine}: {status(s, w, t)}<br>{baseline}: {status(sb, wb, tb)}"
             for name, s, w, t, sb, wb, tb in zip(
                 names, rows["solved"], rows["status"], rows["t"], rows["solved_b"],
@@ -235,7 +243,7 @@ def _cells(pair: pd.DataFrame) -> dict:
     n = grouped["n"].to_numpy()
     return {"type": "scatter", "mode": "markers", "name": "puzzles, aggregated per cell",
             "x": _sig(10 ** grouped["x"]), "y": _sig(10 ** grouped["y"]),
-            "text": [f"{k} puzzles here, e.g. <b>{name}</b>" for k, name in
+            "text": [f"{k} puzzles here, e.g. <b>{plot_text(name)}</b>" for k, name in
                      zip(n, grouped["name"])],
             "hovertemplate": "%{text}<extra></extra>",
             "marker": {"color": "#1f77b4", "opacity": 0.55,

@@ -44,6 +44,7 @@ from compare.errors import CompareError
 from compare.reporting import figures as plotly_figures
 from compare.reporting import page, paired, plots, summary
 from compare.reporting import runs as two_runs
+from compare.reporting.prose import plot_text, spreadsheet_safe
 from compare.reporting.runs import ALL, TASK, censored_step
 from compare.run.calibration import Drift, drift, series_line
 from compare.run.provenance import commit
@@ -111,7 +112,7 @@ class History:
 
     def to_csv(self, path: Path | str) -> Path:
         path = Path(path)
-        frame = self.table[COLUMNS]
+        frame = spreadsheet_safe(self.table[COLUMNS])     # names never run as formulas
         atomic_write(path, lambda tmp: frame.to_csv(tmp, index=False))
         return path
 
@@ -396,12 +397,12 @@ def _figures(hist: History) -> dict[str, dict]:
     table = hist.table
     if table.empty:
         return {}
-    labels = {r.order: f"{r.order}. {r.run}" for r in hist.runs.itertuples(index=False)}
+    labels = {r.order: plot_text(f"{r.order}. {r.run}") for r in hist.runs.itertuples(index=False)}
     overall = table[table["source"] == ALL]
     colours = {e: to_hex(c) for e, c in plots.engine_colours(table["engine"]).items()}
     made = {"plot-history-ratio": _series(
         overall, "ratio", "ci_low", "ci_high", labels, colours,
-        f"Headline ratio to {hist.baseline or 'the baseline'} per run (95% CI)",
+        f"Headline ratio to {plot_text(hist.baseline or 'the baseline')} per run (95% CI)",
         "ratio to the baseline (log)", hist.machines)}
     stepped = overall[overall["previous"].fillna("") != ""]
     if len(stepped):
@@ -416,7 +417,7 @@ def _series(rows: pd.DataFrame, value: str, low: str, high: str, labels: dict, c
             title: str, ytitle: str, machines: list[str]) -> dict:
     data = []
     for (engine, machine), part in rows.groupby(["engine", "machine"], sort=False):
-        name = engine if len(machines) == 1 else f"{engine} (machine {machine})"
+        name = plot_text(engine if len(machines) == 1 else f"{engine} (machine {machine})")
         y = part[value].to_numpy(float)
         data.append({"type": "scatter", "mode": "lines+markers", "name": name,
                      "x": [labels[o] for o in part["order"]], "y": [_num(v) for v in y],
@@ -427,8 +428,8 @@ def _series(rows: pd.DataFrame, value: str, low: str, high: str, labels: dict, c
                      "marker": {"size": [13 if f else 7 for f in part["flagged"]],
                                 "line": {"width": [2.5 if f else 0 for f in part["flagged"]],
                                          "color": "#c62828"}},
-                     "text": [r for r in part["step"].fillna("")],
-                     "hovertemplate": "%{x}<br>%{y:.3g}<br>%{text}<extra>" + name + "</extra>"})
+                     "text": [plot_text(r) for r in part["step"].fillna("")],
+                     "hovertemplate": "%{x}<br>%{y:.3g}<br>%{text}" + plotly_figures.NAMED})
     layout = {"title": plotly_figures.heading(title), "height": 400,
               "margin": plotly_figures.margin(b=90),
               "xaxis": {"type": "category", "tickangle": -30, "automargin": True},

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import base64
 import html
-import json
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -114,7 +113,7 @@ def document(title: str, parts: list[str], plotted: dict, library: str | None) -
                   if part.startswith(("<h2", '<div class="filters"'))), len(parts))
     parts = [*parts[:first], prose.contents(parts), *parts[first:]]
     specs = {key: {"data": f["data"], "layout": f["layout"]} for key, f in plotted.items()}
-    figures_json = json.dumps(specs, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
+    figures_json = prose.script_json(specs)
     script = ("" if library is None else f"<script>{library}</script>\n")
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
@@ -217,8 +216,8 @@ def table_html(table: pd.DataFrame, table_id: str, shown: pd.DataFrame | None = 
     """A sortable table: ``shown`` is what is read, ``table`` the raw values sorted on."""
     shown = summary.formatted(table) if shown is None else shown
     head = "".join(f'<th scope="col">{esc(c)}</th>' for c in shown.columns)
-    raw = [table[_raw_column(c)].tolist() if _raw_column(c) in table else None
-           for c in shown.columns]
+    named = [_raw_column(c) if _raw_column(c) in table else c for c in shown.columns]
+    raw = [table[c].tolist() if c in table else None for c in named]
     body = []
     for i, row in enumerate(shown.itertuples(index=False)):
         attrs = "".join(f' data-{k}="{esc(v)}"' for k, v in (rows_data[i] if rows_data

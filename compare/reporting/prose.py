@@ -7,10 +7,18 @@ worded (a default named, a list as a comma list, a switch as yes or no),
 inline code becomes ``<code>``, and the definitions become a definition
 list. The table of contents is made from the page's own section headings,
 so it can never point at a section the page lacks.
+
+Names (puzzle ids, file and folder names, engine labels and their messages)
+are data, never markup or formulas, whatever they hold; each output has its
+own writer here (docs/reporting.md): ``script_json`` for the JSON inside the
+page's ``<script>``, ``plot_text`` for every text plotly draws (it reads a
+few HTML tags in text), ``spreadsheet_safe`` for the cells of every CSV, and
+``one_line`` / ``controls_shown`` for summary.md and other markdown.
 """
 from __future__ import annotations
 
 import html
+import json
 import re
 
 # What a setting left at its default (None in meta.json) means, as the command line says it.
@@ -19,6 +27,70 @@ DEFAULTS = {"sample": "none (every puzzle)", "formulations": "each puzzle's firs
 UNITS = {"timeout": "s", "memory_limit": "MB"}
 CODE = re.compile(r"``(.+?)``|`([^`]+)`")
 HEADING = re.compile(r'<h2 id="([^"]+)">(.*?)</h2>', re.S)
+# What a spreadsheet reads as the start of a formula (OWASP's CSV injection list).
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+# Control characters: C0 and C1, and the invisible ones that reorder or split text
+# (bidi embeddings, overrides and isolates, marks, line and paragraph separators).
+CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+SHOWN = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def script_json(value) -> str:
+    """``value`` as JSON to be written inside a ``<script>`` element: ``<``, ``>`` and
+    ``&`` as ``\\u003c``, ``\\u003e``, ``\\u0026``, so no name can open a comment,
+    close the element or start another one; ``JSON.parse`` reads the same strings."""
+    text = json.dumps(value, separators=(",", ":"), allow_nan=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def plot_text(value) -> str:
+    """A name as plotly text: plotly renders ``<b>``, ``<br>``, ``<a href>`` and a
+    few more tags in every text it draws, and decodes entities, so ``<``, ``>``
+    and ``&`` go as entities and show as themselves."""
+    return html.escape("" if value is None else str(value), quote=False)
+
+
+def spreadsheet_cell(value):
+    """A text cell that a spreadsheet would take for a formula, prefixed with ``'``
+    so it shows as the text it is; anything else as it is."""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
+def spreadsheet_safe(frame):
+    """A copy of ``frame`` whose text columns hold no cell that starts a formula;
+    numeric columns are untouched, so a negative number stays a number."""
+    frame = frame.copy()
+    for column in frame.columns:
+        if frame[column].dtype.kind not in "biufcmM":      # text, or text and numbers
+            frame[column] = frame[column].map(spreadsheet_cell, na_action="ignore")
+    return frame
+
+
+def _shown(found: re.Match) -> str:
+    char = found.group()
+    return SHOWN.get(char) or (f"\\x{ord(char):02x}" if ord(char) < 0x100
+                               else f"\\u{ord(char):04x}")
+
+
+def controls_shown(text: str, keep_newlines: bool = True) -> str:
+    """``text`` with its control characters written as escapes (``\\t``, ``\\x1b``,
+    ``\\u202e``), so none can reorder or hide what a reader sees; its newlines kept."""
+    if keep_newlines:
+        return "\n".join(CONTROLS.sub(_shown, part) for part in text.split("\n"))
+    return CONTROLS.sub(_shown, text)
+
+
+def one_line(value) -> str:
+    """A name in a markdown line: every control character escaped, newlines too,
+    so it cannot end the line or the table row it is in."""
+    return controls_shown("" if value is None else str(value), keep_newlines=False)
+
+
+def table_cell(value) -> str:
+    """A markdown table cell: on one line, its ``|`` escaped so it stays one cell."""
+    return one_line(value).replace("|", "\\|")
 
 
 def esc(value) -> str:

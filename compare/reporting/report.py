@@ -23,6 +23,7 @@ from compare.judge.verdict import failures, findings, model_only
 from compare.reporting import page, paired, plots, summary
 from compare.reporting.headline import RUN_OK, RUN_WRONG, Verdict, verdict_of
 from compare.reporting.loading import loading_section
+from compare.reporting.prose import controls_shown, one_line, spreadsheet_safe
 from compare.run.provenance import describe
 from compare.run.runner import not_repeated
 from compare.store import schema
@@ -147,7 +148,8 @@ def time_limit(data: RunFolder) -> float:
 
 def _export(frame, data: RunFolder) -> None:
     frame = frame[list(COLUMNS)]
-    atomic_write(data.file(RunFile.CSV), lambda tmp: frame.to_csv(tmp, index=False))
+    cells = spreadsheet_safe(frame)        # no text cell a spreadsheet runs as a formula
+    atomic_write(data.file(RunFile.CSV), lambda tmp: cells.to_csv(tmp, index=False))
     try:
         import pyarrow  # noqa: F401
     except ImportError:
@@ -304,10 +306,13 @@ def _markdown(data: RunFolder, report: Report, tables, shown: str, pictures, shi
     if report.problems:
         alerts.insert(0, f"WRONG: {len(report.problems)} wrong answer(s) or disagreement(s); "
                          "see Verdicts")
-    parts += [report.verdict.line(), ""] if alerts else [report.verdict.line()]
-    parts += [f"- **{line.split(':', 1)[0]}**:{line.split(':', 1)[1]}" for line in alerts]
-    parts += [f"- Note: {line}" for line in note_lines(report)]
-    parts += ["", "## Environment", ""] + [f"- {line}" for line in _environment(data)] + [""]
+    verdict = one_line(report.verdict.line())     # names inside: each line stays one line
+    parts += [verdict, ""] if alerts else [verdict]
+    parts += [f"- **{line.split(':', 1)[0]}**:{line.split(':', 1)[1]}"
+              for line in map(one_line, alerts)]
+    parts += [f"- Note: {one_line(line)}" for line in note_lines(report)]
+    parts += ["", "## Environment", ""] + [f"- {one_line(line)}"
+                                           for line in _environment(data)] + [""]
     if not tables:
         parts += ["No puzzle run was finished by every engine yet: nothing to compare.", ""]
     else:
@@ -342,12 +347,12 @@ def _markdown(data: RunFolder, report: Report, tables, shown: str, pictures, shi
     parts += _verdicts(report)
     if data.skipped:
         parts += ["## Puzzles skipped (bad input)", ""]
-        parts += [f"- {line}" for line in data.skipped] + [""]
+        parts += [f"- {one_line(line)}" for line in data.skipped] + [""]
     if pictures:
         parts += ["## Plots", ""]
         parts += [f"![{p.stem}]({p.name})" for p in pictures] + [""]
     parts += ["## Definitions", "", summary.definitions(shift_s).strip(), ""]
-    return "\n".join(parts)
+    return controls_shown("\n".join(parts))   # no control character reorders the text
 
 
 def throughput_section(data: RunFolder, order: dict) -> list[str]:
@@ -420,9 +425,9 @@ def _verdicts(report: Report) -> list[str]:
     parts = ["## Verdicts", ""]
     if report.problems:
         for found in report.problems:
-            parts += [f"- **{found.kind}**: `{found.puzzle_id}` ({found.mode}), "
-                      f"{', '.join(found.engines)}: {found.detail}",
-                      f"  - reproduce: `{found.reproduce}`"]
+            parts += [one_line(f"- **{found.kind}**: `{found.puzzle_id}` ({found.mode}), "
+                               f"{', '.join(found.engines)}: {found.detail}"),
+                      one_line(f"  - reproduce: `{found.reproduce}`")]
     else:
         judged = ("the checker" if not report.model_only else
                   "the checker (kind " + ", ".join(report.model_only)
@@ -434,5 +439,5 @@ def _verdicts(report: Report) -> list[str]:
         else:
             parts.append(f"Every answer passed {judged} and the engines agree "
                          "(timeouts and unsupported modes carry no answer).")
-    parts += [f"- failed: {failure.line()}" for failure in report.failures]
+    parts += [f"- failed: {one_line(failure.line())}" for failure in report.failures]
     return parts + [""]

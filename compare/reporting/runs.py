@@ -33,6 +33,7 @@ import pandas as pd
 
 from compare.judge.verdict import UNANSWERED, VERIFIED, WRONG
 from compare.reporting import paired, summary
+from compare.reporting.prose import controls_shown
 from compare.run.calibration import Drift, drift
 from compare.store.folder import RunFolder
 from engines import ANSWERED_WORDS, Status
@@ -105,8 +106,8 @@ class RunDiff:
 
     def markdown(self) -> str:
         """compare.md: the same comparison as the console's, as a page."""
-        return "\n".join(["# Run comparison", "", self.first_line(), "", "```",
-                          self.text(), "```", ""])
+        return controls_shown("\n".join(["# Run comparison", "", self.first_line(), "",
+                                         "```", self.text(), "```", ""]))
 
     def slower_than(self, above: float) -> list[str]:
         """Engines whose ratio B/A (normalised by the drift) is above ``above`` with

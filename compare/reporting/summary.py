@@ -14,6 +14,7 @@ from tabulate import tabulate
 
 import engines
 from compare.reporting import paired
+from compare.reporting.prose import table_cell
 
 # the task set is defined with the run folder; the tables here are built on it
 from compare.store.folder import PAIR_KEYS, TASK_KEYS, common_runs, per_task  # noqa: F401
@@ -428,10 +429,11 @@ def _cut(label: str) -> str:
 
 
 def to_markdown(table: pd.DataFrame, raw: bool = False) -> str:
-    """A GitHub table (tabulate), every cell as shown: numbers are formatted already."""
+    """A GitHub table (tabulate), every cell as shown: numbers are formatted already;
+    names on one line with their ``|`` escaped, so none can end a row or add a cell."""
     shown = table if raw else formatted(table)
-    cells = [[str(v) for v in row] for row in shown.itertuples(index=False)]
-    return tabulate(cells, headers=[str(c) for c in shown.columns], tablefmt="github",
+    cells = [[table_cell(v) for v in row] for row in shown.itertuples(index=False)]
+    return tabulate(cells, headers=[table_cell(c) for c in shown.columns], tablefmt="github",
                     disable_numparse=True)
 
 
