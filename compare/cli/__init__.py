@@ -131,7 +131,19 @@ def _dispatch(argv: list[str]) -> int:
         return importlib.import_module(COMMANDS[command][0]).main(argv[1:])
     if {"-h", "--help"} & set(argv):
         build_parser().parse_args(argv)          # the help, with the commands listed
+    _forkserver_ahead(argv)
     return importlib.import_module("compare.cli.run").main(argv)
+
+
+def _forkserver_ahead(argv: list[str]) -> None:
+    """A local run's forkserver starts now: it imports the harness's modules in its own
+    process while this one imports the comparison's (pandas, the plan), so the first
+    worker forks from a ready server. Not for a cluster; after a usage error it ends
+    with this process."""
+    if {"--executor", "--cluster", "--scheduler"} & {a.split("=")[0] for a in argv}:
+        return
+    from compare.executors.local.processes import start_forkserver
+    start_forkserver()
 
 
 def entry_point() -> int:

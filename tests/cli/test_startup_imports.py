@@ -64,3 +64,21 @@ def test_solve_on_the_python_kernel_imports_no_numba():
 def test_the_probe_sees_a_heavy_import():
     """The check can fail: a module that does import pandas is seen."""
     assert "pandas" in loaded_after("import pandas")
+
+
+def test_a_local_run_starts_its_forkserver_before_importing_the_comparison():
+    """The forkserver imports the harness's modules while the parent imports pandas and
+    the plan; a cluster run starts none here."""
+    code = ("import contextlib, io, sys\n"
+            "import compare.executors.local.processes as processes\n"
+            "seen = []\n"
+            "processes.start_forkserver = lambda: seen.append('compare.api' in sys.modules)\n"
+            "from compare.cli import main\n"
+            "with contextlib.redirect_stderr(io.StringIO()):\n"
+            "    main(['--puzzles', 'puzzles/samples/boj2239.txt', '--engines', 'nosuch'])\n"
+            "    main(['--cluster', 'local:1', '--engines', 'nosuch'])\n"
+            "print(seen)")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[False]"
