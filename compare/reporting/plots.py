@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from compare.reporting.summary import VIRTUAL_BEST, reference_formulation
+from compare.store.files import atomic_write
 
 FLOOR_S = 1e-5     # log axes cannot show zero
 COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown",
@@ -65,8 +66,18 @@ def _finish(fig, ax, path: Path, xlabel: str, ylabel: str, title: str) -> Path:
     ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
     _legend_outside(ax)
-    fig.savefig(path, dpi=110)
+    atomic_write(path, lambda tmp: fig.savefig(tmp, dpi=110, format="png"))
     return path
+
+
+def mpl_text(text) -> str:
+    """A name as matplotlib text: ``$`` escaped, so no name is read as mathtext (which
+    would draw it as a formula, or stop the plot on one it cannot parse)."""
+    return str(text).replace("$", r"\$")
+
+
+def _drawn(style: dict) -> dict:
+    return {**style, "label": mpl_text(style["label"])}
 
 
 def engine_colours(labels) -> dict[str, str]:
@@ -116,7 +127,7 @@ def cactus(tasks: pd.DataFrame, path: Path, engines: list[str] | None = None, *,
         mine = tasks[(tasks["engine"] == engine) & (tasks["formulation"] == form)]
         total = max(total, int(mine["attempted"].sum()))
         times = sorted(mine.loc[mine["solved"], "total_s"].clip(lower=FLOOR_S))
-        ax.step(times, range(1, len(times) + 1), where="post", **style)
+        ax.step(times, range(1, len(times) + 1), where="post", **_drawn(style))
     unsolved = bool((tasks["attempted"] & ~tasks["solved"]).any())
     if unsolved:                          # the limit is where the unsolved ones stopped
         ax.axvline(limit, color="black", lw=0.9, ls="--", label=f"time limit {limit:g} s")
@@ -203,15 +214,16 @@ def scatter(tasks: pd.DataFrame, baseline: str | None, path: Path,
         _log_axis(ax.yaxis)
         ax.set_xlim(low, high)
         ax.set_ylim(low, high)
-        ax.set_xlabel(f"{shown} (s)")
-        ax.set_ylabel(f"{label} (s)")
-        ax.set_title(f"{label} vs {shown}", fontsize="medium")
+        ax.set_xlabel(mpl_text(f"{shown} (s)"))
+        ax.set_ylabel(mpl_text(f"{label} (s)"))
+        ax.set_title(mpl_text(f"{label} vs {shown}"), fontsize="medium")
     for ax in list(axes.flat)[len(panels):]:
         fig.delaxes(ax)                   # no empty panel
     _scatter_legend(fig, by, colour)
-    fig.suptitle(f"Per-puzzle time against {shown} (log; unsolved at the {limit:g} s limit)",
+    fig.suptitle(mpl_text(f"Per-puzzle time against {shown} (log; unsolved at the {limit:g} s "
+                          "limit)"),
                  fontsize="medium")
-    fig.savefig(path, dpi=110)
+    atomic_write(path, lambda tmp: fig.savefig(tmp, dpi=110, format="png"))
     return path
 
 
@@ -226,7 +238,7 @@ def fitted_range(pair: pd.DataFrame, limit: float) -> tuple[float, float]:
 
 def _scatter_legend(fig, by, colour: dict) -> None:
     from matplotlib.lines import Line2D
-    handles = [Line2D([], [], ls="", marker="o", color=c, label=str(v))
+    handles = [Line2D([], [], ls="", marker="o", color=c, label=mpl_text(v))
                for v, c in colour.items()]
     handles.append(Line2D([], [], ls="", marker="x", color="black",
                           label="unsolved (at the limit)"))
@@ -270,7 +282,7 @@ def profile(tasks: pd.DataFrame, path: Path, shift_s: float,
         xs = np.sort(r[np.isfinite(r)])
         ys = np.arange(1, len(xs) + 1) / len(r)
         ax.step(np.r_[1.0, xs, top], np.r_[0.0, ys, ys[-1] if len(ys) else 0.0],
-                where="post", **styles[label])
+                where="post", **_drawn(styles[label]))
     ax.set_xscale("log")
     _log_axis(ax.xaxis)
     ax.set_xlim(1.0, top)

@@ -207,3 +207,16 @@ def test_markdown_escapes_every_control_but_its_own_newlines():
     assert shown == "line one\\u202e\nname: a\\x1bb\\u2066c\\x85d\\u2028e\\r"
     assert prose.one_line("a\nb") == "a\\nb"
     assert prose.table_cell("a|b\nc") == "a\\|b\\nc"
+
+
+def test_png_plots_draw_names_that_look_like_mathtext(tmp_path):
+    from compare.reporting import plots
+    tasks = pd.DataFrame({
+        "puzzle_id": ["p:1", "p:1", "q:1", "q:1"], "source": ["a$^$b", "a$^$b", "c", "c"],
+        "size": [4] * 4, "formulation": ["f"] * 4, "engine": ["e$_$", "base"] * 2,
+        "mode": ["first"] * 4, "status": ["solved"] * 4, "solved": [True] * 4,
+        "attempted": [True] * 4, "total_s": [0.01, 0.02, 0.03, 0.01], "timeout": [10.0] * 4})
+    assert plots.scatter(tasks, "base", tmp_path / "s.png", limit=10.0).stat().st_size
+    assert plots.cactus(tasks, tmp_path / "c.png", limit=10.0).stat().st_size
+    assert plots.profile(tasks, tmp_path / "p.png", 0.001).stat().st_size
+    assert plots.mpl_text("a$b") == "a\\$b"
