@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import importlib
 
-_API = {"Comparison", "History", "Interrupted", "PluginError", "RunDiff", "SettingsError",
+_API = {"ArgumentError", "Comparison", "History", "Interrupted", "PluginError", "RunDiff",
+        "SettingsError",
         "WorkersFailed", "compare_runs", "history", "natural_key", "open_comparison",
         "run_comparison"}
 __all__ = sorted(_API | {"load_plugins"})

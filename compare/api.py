@@ -11,10 +11,19 @@ It works from a plain script or a notebook, with no ``__main__`` guard:
 worker processes never re-run the caller's script. When no worker can
 start it raises ``WorkersFailed`` instead of returning results that say
 nothing.
+
+Arguments are checked where they enter, in the API's words: one path (a
+``str`` or ``Path``) where a list is taken is a list of one; an empty list
+is refused (None means the default); a value of a type an argument does not
+take is an ``ArgumentError`` (a ``SettingsError`` and a ``TypeError``)
+naming the argument and what it takes.
 """
 from __future__ import annotations
 
+import math
+import os
 import re
+import reprlib
 import shlex
 import tempfile
 from dataclasses import dataclass
@@ -22,10 +31,11 @@ from functools import cached_property
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from compare.errors import ClusterError
+from compare.errors import ArgumentError, ClusterError
 from compare.executors import executor_for
 from compare.executors.base import Executor
 from compare.judge.verdict import failures, findings
+from compare.limits import RANGES
 from compare.plugins import PluginError, load_plugins
 from compare.reporting import summary
 from compare.reporting.history import History, HistoryError
@@ -37,9 +47,10 @@ from compare.reporting.summary import natural_key
 from compare.run.plan import SettingsError, WorkersFailed, make_plan, run_plan
 from compare.settings import RunSettings
 from compare.store.folder import RunFolder
+from engines import EngineSpec
 from puzzles.base import Puzzle
 
-__all__ = ["ClusterError", "Comparison", "History", "PluginError", "RunDiff", "SettingsError",
+__all__ = ["ArgumentError", "ClusterError", "Comparison", "History", "PluginError", "RunDiff", "SettingsError",
            "WorkersFailed", "compare_runs", "history", "natural_key", "open_comparison",
            "run_comparison"]
 
@@ -50,6 +61,11 @@ class Comparison:
     folder: Path
     baseline: str | None = None
     shift_ms: float | None = None   # the paired ratios' shift (``--shift-ms``); None: the run's
+
+    def __post_init__(self):
+        self.folder = Path(_path("folder", self.folder))
+        _name("baseline", self.baseline)
+        _shift("shift_ms", self.shift_ms)
 
     @cached_property
     def run(self) -> RunFolder:
@@ -160,9 +176,10 @@ def run_comparison(puzzles: Iterable[str | Path | Puzzle] | None = None,
                    announce: bool = False, command: str | None = None) -> Comparison:
     """Run engines on puzzles, check every answer, store every result.
 
-    ``puzzles``: file paths, specs (``queens:8``) or puzzle objects (default:
-    the embedded default set). ``engines``: engine specs (default: every
-    installed engine). The other settings mean what the command-line flags
+    ``puzzles``: file paths, specs (``queens:8``) or puzzle objects, or one of
+    them alone (default: the embedded default set). ``engines``: engine specs, a
+    list or one comma text (default: every installed engine). An empty list is
+    refused: None asks for the default. The other settings mean what the command-line flags
     of the same names mean, with the same defaults (``first`` mode, limit 2,
     10 s, three repeats, a worker per core, no memory limit; a task that
     timed out is not run again on later repeats unless ``repeat_timeouts``). With ``resume`` the settings come
@@ -181,12 +198,17 @@ def run_comparison(puzzles: Iterable[str | Path | Puzzle] | None = None,
     arguments (``out=...``); with ``command`` (the command line that started
     the run, recorded with it) it names that command's flags.
     """
+    puzzles = _many("puzzles", puzzles, (str, os.PathLike, Puzzle),
+                    "a path, a spec such as 'queens:8' or a Puzzle", "the default set")
+    engines = _engines(engines)
+    _name("baseline", baseline)
+    out = None if out is None else _path("out", out)
     loaded = load_plugins(list(plugins) if plugins is not None and not isinstance(plugins, str)
                           else plugins)
     names, objects = [], []
     for item in puzzles or ():
-        (objects if isinstance(item, Puzzle) else names).append(str(item) if isinstance(
-            item, Path) else item)
+        (objects if isinstance(item, Puzzle) else names).append(
+            item if isinstance(item, Puzzle) else os.fspath(item))
     try:
         asked = RunSettings.make(
             puzzles=names or None, format=format, engines=engines, mode=mode, limit=limit,
@@ -235,6 +257,67 @@ def api_wording(text: str) -> str:
     return re.sub(r"--([a-z][a-z-]*)( (?=\S+:(?:\s|$)))?", keyword, text)
 
 
+# ----- arguments, checked where they enter ------------------------------------------------
+PATH_TEXT = "a folder's path (a str or a Path)"
+
+
+def _refuse(name: str, value, takes: str) -> ArgumentError:
+    return ArgumentError(f"{name}={reprlib.repr(value)}: takes {takes}")
+
+
+def _many(name: str, value, kinds: tuple, each: str, default: str | None) -> list | None:
+    """A list argument: one item alone (a list of one), a non-empty iterable of
+    ``kinds``, or None where there is a ``default`` (what None asks for)."""
+    takes = f"{each}, a list of them, or None for {default}" if default else \
+        f"{each} or a list of them"
+    if value is None:
+        if default:
+            return None
+        raise _refuse(name, value, takes)
+    if isinstance(value, kinds):
+        return [value]
+    if isinstance(value, (bytes, dict)) or not hasattr(value, "__iter__"):
+        raise _refuse(name, value, takes)
+    items = list(value)
+    if not items:
+        raise _refuse(name, value, f"{takes}; an empty list names none")
+    for index, item in enumerate(items):
+        if not isinstance(item, kinds) or (isinstance(item, str) and not item.strip()):
+            raise _refuse(f"{name}[{index}]", item, each)
+    return items
+
+
+def _engines(value):
+    """``engines``: None, one comma text, or a non-empty list of specs."""
+    if isinstance(value, str):
+        return value
+    return _many("engines", value, (str, EngineSpec),
+                 "an engine spec such as 'cpsat' or 'backtracking:variant=seed'",
+                 "every installed engine")
+
+
+def _path(name: str, value) -> str | os.PathLike:
+    if not isinstance(value, (str, os.PathLike)) or not os.fspath(value):
+        raise _refuse(name, value, PATH_TEXT)
+    return value
+
+
+def _name(name: str, value) -> None:
+    if value is not None and not isinstance(value, str):
+        raise _refuse(name, value, "an engine's name (a str) or None")
+
+
+def _shift(name: str, value) -> None:
+    """A shift in milliseconds: None, or a finite number in the command line's range."""
+    if value is None:
+        return
+    _, low, high = RANGES["shift_ms"]
+    if (isinstance(value, bool) or not isinstance(value, (int, float))
+            or not math.isfinite(value) or not low <= value <= high):
+        raise _refuse(name, value, f"milliseconds from {low:g} to {high:g}, or None for "
+                                   "the run's own shift")
+
+
 def _remove_if_empty(folder: Path) -> None:
     try:
         folder.rmdir()
@@ -253,7 +336,8 @@ class Interrupted(KeyboardInterrupt):
 def compare_runs(a: str | Path, b: str | Path, shift_ms: float | None = None) -> RunDiff:
     """Run B against run A (two output folders), per engine, as ``report --compare``;
     ``shift_ms`` None: per engine, a tenth of its median time in run A."""
-    return _compare_runs(RunFolder.existing(a), RunFolder.existing(b),
+    _shift("shift_ms", shift_ms)
+    return _compare_runs(RunFolder.existing(_path("a", a)), RunFolder.existing(_path("b", b)),
                          None if shift_ms is None else shift_ms / 1000)
 
 
@@ -262,7 +346,11 @@ def history(folders: Sequence[str | Path], baseline: str | None = None,
     """Runs' output folders as a series, as ``report --history``: ``.table`` has each
     run's headline ratio per engine and source and the step test against the run
     before it; ``.steps`` the flagged steps; ``.runs`` the runs in commit order.
-    ``relative``: steps tested on each task's time relative to the baseline's."""
+    ``relative``: steps tested on each task's time relative to the baseline's.
+    One folder alone is a series of one."""
+    folders = _many("folders", folders, (str, os.PathLike), PATH_TEXT, None)
+    _name("baseline", baseline)
+    _shift("shift_ms", shift_ms)
     runs = [RunFolder.existing(folder) for folder in folders]
     try:
         return _history(runs, baseline, shift_ms / 1000, relative)
@@ -272,4 +360,5 @@ def history(folders: Sequence[str | Path], baseline: str | None = None,
 
 def open_comparison(folder: str | Path, baseline: str | None = None) -> Comparison:
     """A finished (or interrupted) run's folder, read back without running anything."""
-    return Comparison(RunFolder.existing(folder).path, baseline)
+    _name("baseline", baseline)
+    return Comparison(RunFolder.existing(_path("folder", folder)).path, baseline)

@@ -43,6 +43,12 @@ class SettingsError(CompareError, ValueError):
     """A run that cannot be carried out as asked: one line, exit 2 on the command line."""
 
 
+class ArgumentError(SettingsError, TypeError):
+    """A Python API call given an argument it does not take (a wrong type, an empty
+    list, a negative shift): names the argument and what it takes. A ``SettingsError``,
+    and a ``TypeError`` too, so either ``except`` finds it."""
+
+
 class PluginError(CompareError):
     """A plugin that cannot be found or fails while it is imported (exit 2), whatever it
     raises (``KeyboardInterrupt`` and ``SystemExit`` included)."""

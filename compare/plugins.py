@@ -7,17 +7,27 @@ plugin just imports it; the module registers what it brings with
 ``compare.judge.rulebook.register_rules``. The CLI and the Python API load
 plugins once at start, and every worker process loads the same list before
 its first task, so a plugin engine or kind works in the workers too.
+
+A plugin's import is its own code running in the command: whatever it prints
+then goes to stderr (the command's own output, such as ``solve``'s answer or
+``report --json``, stays exact), and the command line first imports the list
+in a child process under the workers' start limit, so a plugin that never
+finishes importing is one line (exit 2) instead of a command that hangs.
 """
 from __future__ import annotations
 
 import hashlib
 import importlib
 import importlib.util
+import io
+import json
 import os
 import signal
+import subprocess
 import sys
+import tempfile
 import threading
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stdout
 from pathlib import Path
 from typing import Sequence
 
@@ -38,14 +48,98 @@ def plugin_list(named: str | Sequence[str] | None = None) -> list[str]:
     return list(dict.fromkeys(p.strip() for p in names if p.strip()))
 
 
-def load_plugins(names: list[str] | str | None = None) -> list[str]:
-    """Import every plugin once; returns the list loaded, in order."""
+def load_plugins(names: list[str] | str | None = None,
+                 within: float | None = None) -> list[str]:
+    """Import every plugin once; returns the list loaded, in order.
+
+    ``within``: seconds the plugins not loaded yet may take to import in a child
+    process first (``check_apart``); past it, a ``PluginError`` and nothing imported
+    here. None: imported here at once (a worker, whose start is timed already)."""
     if names is None or isinstance(names, str):
         names = plugin_list(names)
-    for name in names:
-        if name not in _loaded:
+    new = [name for name in names if name not in _loaded]
+    if new and within is not None:
+        check_apart(new, within)
+    for name in new:
+        with stdout_to_stderr():
             _loaded[name] = _import(name)
     return list(names)
+
+
+# The child of ``check_apart``: the parent's import path, then each plugin, named on
+# stderr before it starts; its own faults are the parent's to report.
+_CHILD = """import json, sys
+sys.path[:] = json.loads(sys.argv[1])
+from compare.plugins import import_for_check
+import_for_check(sys.argv[2:])
+"""
+_MARK = "\0plugin "
+
+
+def check_apart(names: list[str], within: float) -> None:
+    """Import ``names`` in a child process (a session of its own) given ``within``
+    seconds; one still importing then is killed with anything it started, and named
+    in a ``PluginError``. A child that fails otherwise is let be: the import here
+    then says why, in the plugin's own words."""
+    with tempfile.TemporaryFile() as said:
+        child = subprocess.Popen(
+            [sys.executable, "-c", _CHILD, json.dumps(sys.path), *names],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=said,
+            start_new_session=True)
+        try:
+            child.wait(timeout=within)
+            return
+        except subprocess.TimeoutExpired:
+            said.seek(0)
+            marks = [line for line in said.read().decode("utf-8", "replace").split("\n")
+                     if line.startswith(_MARK)]
+            name = marks[-1][len(_MARK):] if marks else names[0]
+            raise PluginError(f"plugin {name}: still importing after {within:g} s (the "
+                              "start limit; COMPARE_START_LIMIT sets it)") from None
+        finally:
+            if child.poll() is None:
+                _kill_session(child)
+
+
+def _kill_session(child: subprocess.Popen) -> None:
+    try:
+        os.killpg(child.pid, signal.SIGKILL)
+    except (OSError, AttributeError):
+        child.kill()
+    child.wait()
+
+
+def import_for_check(names: list[str]) -> None:
+    """``check_apart``'s child: import each plugin, saying which on stderr first."""
+    for name in names:
+        print(f"{_MARK}{name}", file=sys.stderr, flush=True)
+        try:
+            _import_module(name)
+        except BaseException:        # the parent imports it again and reports why
+            sys.exit(1)
+
+
+@contextmanager
+def stdout_to_stderr():
+    """What a plugin prints while it imports goes to stderr, both Python's ``print``
+    and the process's fd 1 (where there is one), so the command's output stays exact."""
+    saved = None
+    try:
+        sys.stdout.flush()
+        if sys.stdout.fileno() == 1 and sys.stderr.fileno() == 2:
+            saved = os.dup(1)
+            os.dup2(2, 1)
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        saved = None
+    try:
+        with redirect_stdout(sys.stderr):
+            yield
+    finally:
+        if saved is not None:
+            try:
+                os.dup2(saved, 1)
+            finally:
+                os.close(saved)
 
 
 def _import(name: str):

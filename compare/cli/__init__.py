@@ -7,7 +7,8 @@ knows them. Each sub-command module exposes ``build_parser()`` and
 ``main(argv) -> exit code`` and is imported only when chosen, so ``solve``
 starts without pandas and matplotlib; with no sub-command the comparison
 runs. Plugins (``COMPARE_PLUGINS``) are loaded here once, before any command
-looks up an engine or a puzzle kind.
+looks up an engine or a puzzle kind: first in a child process held to the
+workers' start limit, so one that never finishes importing is one line.
 
 A reader that stops early (``run_compare.py engines | head -1``) ends the
 command quietly with exit 141, as a shell reports a process killed by SIGPIPE.
@@ -29,7 +30,7 @@ import threading
 
 from compare.cli.common import Exit, OneLineParser, say
 from compare.errors import FAULTS, exit_code
-from compare.plugins import load_plugins
+from compare.plugins import load_plugins, plugin_list
 from compare.store.files import STORAGE_ERRNOS, storage_fault
 
 # name -> (module, one line for --help); each module is imported when chosen.
@@ -91,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
 def _main(argv: list[str]) -> int:
     terminate_like_interrupt()
     try:
-        load_plugins()
+        load_plugins(within=_start_limit() if plugin_list() else None)
     except FAULTS as err:            # a plugin that cannot be found or fails to import
         say(f"error: {err}")
         return exit_code(err)
@@ -115,6 +116,13 @@ def _main(argv: list[str]) -> int:
             raise
         say(f"error: {storage_fault(exc.filename or 'output', exc)}")
         return Exit.STORAGE
+
+
+def _start_limit() -> float:
+    """The workers' start limit, which the plugins' import here is held to as well
+    (imported only when there are plugins: the executors are no concern otherwise)."""
+    from compare.executors.base import start_limit
+    return start_limit()
 
 
 def _dispatch(argv: list[str]) -> int:

@@ -80,3 +80,51 @@ def test_a_bad_start_limit_is_a_settings_error(monkeypatch, value):
     monkeypatch.setenv(START_LIMIT_ENV, value)
     with pytest.raises(SettingsError, match=START_LIMIT_ENV):
         LocalExecutor(1, ["backtracking"])
+
+
+@pytest.mark.parametrize("plugin", ["while True:\n    pass\n",
+                                    "import time\nwhile True:\n    time.sleep(1)\n"])
+def test_a_plugin_that_never_finishes_importing_is_one_line(tmp_path, plugin):
+    start = time.monotonic()
+    code, lines = finish(command(tmp_path, plugin, "engines", **{START_LIMIT_ENV: "2"}),
+                         timeout=60)
+    assert code == 2
+    assert lines == [f"error: plugin {tmp_path / 'plugin.py'}: still importing after 2 s "
+                     f"(the start limit; {START_LIMIT_ENV} sets it)"]
+    assert time.monotonic() - start < 30
+
+
+def test_a_plugin_that_hangs_at_import_does_not_hold_solve(tmp_path):
+    proc = command(tmp_path, "import threading\nthreading.Event().wait()\n", "solve",
+                   REPO / "puzzles/samples/boj2239.txt", **{START_LIMIT_ENV: "1"})
+    code, lines = finish(proc, timeout=60)
+    assert code == 2 and len(lines) == 1 and "still importing after 1 s" in lines[0]
+
+
+NOISY = ["print('hello from the plugin')\n",
+         "import os\nos.write(1, b'raw bytes on fd 1\\n')\n",
+         "import sys\nsys.stdout.write('no newline')\n"]
+
+
+@pytest.mark.parametrize("plugin", NOISY)
+def test_what_a_plugin_prints_at_import_goes_to_stderr(tmp_path, plugin):
+    sample = REPO / "puzzles/samples/boj2239.txt"
+    proc = command(tmp_path, plugin, "solve", sample)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert out == (REPO / "puzzles/samples/boj2239.out").read_text()
+    assert err.strip() in plugin
+
+
+def test_report_compare_json_stays_exact_with_a_printing_plugin(tmp_path):
+    import json
+    run = tmp_path / "run"
+    made = subprocess.run([sys.executable, "run_compare.py", "--puzzles", "queens:5",
+                           "--engines", "backtracking", "--repeat", "1", "--workers", "1",
+                           "--quiet", "--out", run], cwd=REPO, capture_output=True, timeout=300)
+    assert made.returncode == 0, made.stderr
+    proc = command(tmp_path, NOISY[0], "report", "--compare", run, run, "--json")
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert isinstance(json.loads(out), (dict, list))
+    assert "hello from the plugin" in err
