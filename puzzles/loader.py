@@ -29,7 +29,7 @@ from puzzles.formats.registry import (
     suffixes,
     text_format,
 )
-from puzzles.reading import STDIN, check_readable, read_text
+from puzzles.reading import STDIN, check_readable, read_text, shown_name
 
 __all__ = ["STDIN", "Entry", "load_puzzles", "parse_text", "puzzle_paths", "read_by_name",
            "read_text"]
@@ -51,7 +51,7 @@ def load_puzzles(arg: str, fmt: str = "auto", refer: bool = False) -> list[Entry
         return named.refer(arg)
     if named is not None and named.load is not None:
         return named.load(arg)
-    source = STDIN if arg == "-" else arg
+    source = STDIN if arg == "-" else shown_name(arg)
     if named is not None:
         return named.parse(read_text(arg), source)
     return parse_text(read_text(arg), source, fmt)

@@ -34,6 +34,7 @@ from compare.plugins import plugin_hint
 from puzzles.errors import PuzzleInputError
 from puzzles.formats.grids import FORMATS, detect_format
 from puzzles.loader import STDIN, load_puzzles, parse_text, read_by_name, read_text
+from puzzles.reading import shown_name
 
 SOLVED, NO_SOLUTION, BAD_INPUT, ENGINE_FAILED = Exit.OK, Exit.NO_SOLUTION, Exit.USAGE, Exit.FAILED
 
@@ -124,7 +125,7 @@ def _entries(args):
         return None, load_puzzles(arg)
     text = read_text(arg)
     fmt = detect_format(text) if args.format == "auto" else args.format
-    return fmt, parse_text(text, STDIN if arg == "-" else arg, fmt)
+    return fmt, parse_text(text, STDIN if arg == "-" else shown_name(arg), fmt)
 
 
 def _solve_entry(entry, fmt, engine, args, many: bool) -> int:

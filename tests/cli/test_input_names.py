@@ -72,7 +72,7 @@ def test_a_fifo_is_refused_in_one_line(tmp_path, command):
                                     [*RUN, "--out", str(tmp_path / "run")])
     done = subprocess.run([sys.executable, "run_compare.py", *args], cwd=REPO,
                           capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2
+    assert done.returncode == 2, done.stderr
     assert done.stderr == f"error: {fifo}: a FIFO, not a puzzle file (give a file, a " \
                           "folder, or - for stdin)\n"
     assert not (tmp_path / "run").exists()
@@ -104,3 +104,12 @@ def test_a_place_that_cannot_hold_a_folder_is_usage(out, capsys):
     err = capsys.readouterr().err
     assert err.startswith(f"error: --out {out}: cannot create folder (") and \
         err.count("\n") == 1
+
+
+def test_bad_input_under_a_name_that_is_not_utf8_is_named_escaped(tmp_path, capsys):
+    path = os.fsdecode(os.path.join(os.fsencode(tmp_path), b"bad\xff.txt"))
+    Path(path).write_text("garbage\n")
+    assert solve_cli.main([path]) == 2
+    assert run_cli.main(["--puzzles", path, *RUN, "--out", str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err
+    assert f"{tmp_path}/bad\\xff.txt, line 1:" in err and "\udcff" not in err
