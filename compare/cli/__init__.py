@@ -150,8 +150,8 @@ def _forkserver_ahead(argv: list[str]) -> None:
     with this process."""
     if {"--executor", "--cluster", "--scheduler"} & {a.split("=")[0] for a in argv}:
         return
-    from compare.executors.local.processes import start_forkserver
-    start_forkserver()
+    from compare.executors import start_ahead  # here: the other commands need none of it
+    start_ahead()
 
 
 def entry_point() -> int:

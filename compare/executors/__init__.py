@@ -16,6 +16,16 @@ KINDS = ("local", "dask")          # what ``--executor`` accepts
 DEFAULT_KIND = "local"
 
 
+def start_ahead(kind: str | None = None) -> None:
+    """Start what an executor of ``kind`` forks its workers from (the local one's
+    forkserver) now, before the run is planned: it imports the harness's modules in
+    its own process while the caller imports the rest, so the first worker starts
+    from a ready server. Nothing for the other kinds."""
+    if (kind or DEFAULT_KIND) == "local":
+        from compare.executors.local.processes import start_forkserver
+        start_forkserver()
+
+
 def executor_for(kind: str | None = None, *, workers: int | None = None,
                  plugins: str | list[str] | None = None, scheduler: str | None = None,
                  cluster=None,
