@@ -5,8 +5,12 @@ meta.json and the plots are written again from the run's results file, for
 example after a killed run or with another ``--baseline``; with ``--json`` the
 tables are not printed but summary.json is (the verdict and the per-engine
 table), as ``--compare --json`` prints compare.json. A results file
-written by older code is migrated first; one written in a schema this code
-does not know is refused (exit 2). Exit codes as for
+written by older code is migrated first (the one write ``report`` makes to a
+results file); one written in a schema this code does not know, or one that
+is not a run's, is refused (exit 2). ``--compare`` and ``--history`` only read
+the folders they are given (an older file migrated in memory), and every
+output is written beside its name and renamed over it, so a link in its
+place is replaced, never followed. Exit codes as for
 a run: 0 clean, 1 a wrong answer or disagreement, 2 bad usage, 4 tasks
 errored or crashed (unless ``--allow-errors``).
 
@@ -29,6 +33,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 from compare.cli.common import (
     Exit,
@@ -44,6 +49,7 @@ from compare.reporting.report import build_report
 from compare.reporting.runs import compare_runs
 from compare.store.files import RunFile, write_text
 from compare.store.folder import RunFolder
+from compare.store.store import READ, REBUILD
 
 BAD_USAGE = Exit.USAGE
 
@@ -96,7 +102,8 @@ def main(argv: list[str] | None = None) -> int:
     if not (args.out or args.compare or args.history):
         parser.error("one of --out, --compare or --history is required")
     folders = args.compare or args.history or [args.out]
-    runs = [RunFolder(folder) for folder in folders]
+    access = READ if args.compare or args.history else REBUILD
+    runs = [RunFolder(folder, access) for folder in folders]
     for run in runs:
         if not run.exists():
             print(f"error: {run.results_file}: no such results file", file=sys.stderr)
@@ -106,7 +113,11 @@ def main(argv: list[str] | None = None) -> int:
             return _compare(*runs, seconds_of_ms(args.shift_ms), args.fail_above,
                             args.json)
         if args.history:
-            return _history(runs, args.out or "reports/history", args.baseline,
+            out = Path(args.out or "reports/history")
+            if out.exists() and not out.is_dir():
+                print(f"error: --out {out}: exists and is not a folder", file=sys.stderr)
+                return BAD_USAGE
+            return _history(runs, out, args.baseline,
                             seconds_of_ms(args.shift_ms), args.quiet, args.relative)
         run, = runs
         labels = set(run.results["engine"])
@@ -140,7 +151,7 @@ def _compare(a: RunFolder, b: RunFolder, shift_s: float | None, fail_above: floa
     return Exit.OK
 
 
-def _history(folders: list[RunFolder], out: str, baseline: str | None, shift_s: float | None,
+def _history(folders: list[RunFolder], out: Path, baseline: str | None, shift_s: float | None,
              quiet: bool, relative: bool = False) -> int:
     series = history.history(folders, baseline, shift_s, relative)   # a fault: main says it
     csv, html = history.write(series, out)

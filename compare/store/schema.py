@@ -3,9 +3,12 @@
 The version is written into every file (SQLite's ``user_version``), and a
 file is opened by its version, as pyperf dispatches its loader on the format
 version of its files: the current version is used as it is, an older one is
-migrated in place, one step at a time, before anything else reads it, and
-one this code does not know (written by newer code) is refused in one line
-that names both versions, before anything is written to it.
+migrated one step at a time before anything else reads it (in place by a
+writer, in a copy in memory by a reader, which writes nothing), and one this
+code does not know (written by newer code) is refused in one line that names
+both versions, before anything is written to it. A file that is not a run's
+(``check_tables``) is refused the same way; what its tables hold is checked
+against ``compare.store.shapes``.
 
 Version 1 is the file as it was written before versions were stamped
 (``user_version`` 0). Version 2 stores what the harness knows of how a
@@ -65,6 +68,33 @@ def stamped(db: sqlite3.Connection) -> int:
     tables = db.execute("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' "
                         "AND name = 'results'").fetchone()[0]
     return UNSTAMPED if tables else 0
+
+
+# What makes a file a run's: its tables, each with the columns every version has.
+RUN_TABLES = {"results": set(KEY) | {"status"}, "meta": {"key", "value"},
+              "puzzles": {"puzzle_id"}}
+
+
+def check_tables(db: sqlite3.Connection, path, new: bool = False) -> None:
+    """Refuse a file that is not a run's (another program's database), before anything
+    reads it as one or adds a table to it. ``new``: a file with no tables yet is
+    welcome (a run about to make them)."""
+    found = {name: {row[1] for row in db.execute(f'PRAGMA table_info("{name}")')}
+             for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                       "AND name NOT LIKE 'sqlite%'")}
+    if new and not found:
+        return
+    foreign = sorted(set(found) - set(RUN_TABLES))
+    missing = [t for t in ("results", "meta") if t not in found]
+    lacking = [f"{table}.{column}" for table, columns in RUN_TABLES.items() if table in found
+               for column in sorted(columns - found[table])]
+    if foreign or missing or lacking:
+        why = "; ".join(filter(None, (
+            foreign and "tables a run does not have: " + ", ".join(foreign[:5]),
+            missing and "no table " + " or ".join(missing),
+            lacking and "no column " + ", ".join(lacking[:5]))))
+        raise SchemaError(f"{path}: not a run's results database ({why}); nothing was "
+                          "written to it")
 
 
 def check(version: int, path) -> None:

@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import stat
 import time
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from operator import itemgetter
 from pathlib import Path
 from typing import Self
+from urllib.parse import quote
 
 from compare.errors import StorageError, StoreError
-from compare.store import schema
+from compare.store import schema, shapes
 from compare.store.files import (  # noqa: F401  (importers find them here too)
     STORAGE_ERRNOS,
     RunFile,
@@ -30,6 +32,30 @@ from engines import Status
 
 DB_NAME = RunFile.RESULTS      # the file in the run folder
 FLUSH_S = 0.25
+WRITE, READ, REBUILD = "write", "read", "rebuild"     # a ``Store``'s access
+
+
+def _regular_file(path: Path) -> None:
+    """A results file is a regular file (or a link to one): a device, a FIFO or a
+    folder in its place is refused before SQLite opens it."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot be read ({exc.strerror})") from None
+    if not stat.S_ISREG(mode):
+        what = "a folder" if stat.S_ISDIR(mode) else "a device, FIFO or socket"
+        raise StoreError(f"{path}: {what}, not a run's results database; nothing was "
+                         "read or written")
+
+
+def _migrated_in_memory(uri: str, version: int, threads: bool) -> sqlite3.Connection:
+    """A copy of the file in memory, brought up to this code's schema: an older run is
+    read as this code reads runs, and its file stays as it was."""
+    memory = sqlite3.connect(":memory:", check_same_thread=not threads)
+    with closing(sqlite3.connect(uri, uri=True)) as source:
+        source.backup(memory)
+    schema.bring_up(memory, version)
+    return memory
 _IN_ORDER = itemgetter(*COLUMNS)   # a row's values in column order, in one C call
 
 
@@ -58,14 +84,23 @@ class ClosedOnExit:
 class Store(ClosedOnExit):
     CLOSE_FAULTS = (StorageError, sqlite3.Error)
 
-    def __init__(self, folder: Path | str, threads: bool = False):
+    def __init__(self, folder: Path | str, threads: bool = False, access: str = WRITE):
         """``threads``: the connection may be used from another thread than the one that
-        opened it (its owner serialises the use, as ``RunFolder`` does)."""
+        opened it (its owner serialises the use, as ``RunFolder`` does). ``access``:
+        ``WRITE`` for a run (the file made or migrated in place), ``READ`` for a reader
+        (the file only read; an older schema migrated in memory), ``REBUILD`` for
+        ``report --out`` (an older schema migrated in place, then only read)."""
         self.path = Path(folder) / RunFile.RESULTS
+        self.access = access
         try:
-            self._open(threads)
+            if access == WRITE:
+                self._open(threads)
+            else:
+                self._open_reading(threads, migrate=access == REBUILD)
         except sqlite3.OperationalError as exc:
-            raise self._fault(exc) from None
+            if access == WRITE:
+                raise self._fault(exc) from None
+            raise StoreError(f"{self.path}: cannot be read ({exc})") from None
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: not a readable results database ({exc})") from None
 
@@ -90,12 +125,17 @@ class Store(ClosedOnExit):
             raise self._fault(exc) from None
 
     def _open(self, threads: bool) -> None:
-        existed = self.path.exists() and self.path.stat().st_size > 0
+        existed = self.path.exists()
+        if existed:
+            _regular_file(self.path)
+            existed = self.path.stat().st_size > 0
         self.db = sqlite3.connect(self.path, check_same_thread=not threads)
         if existed:
             self._check_intact()
         version = schema.stamped(self.db)
         try:
+            if existed:
+                schema.check_tables(self.db, self.path, new=version == 0)
             schema.check(version, self.path)
         except StoreError:
             self.db.close()
@@ -103,6 +143,73 @@ class Store(ClosedOnExit):
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         schema.bring_up(self.db, version)
+        self._ready()
+        if existed:
+            try:
+                self._check_meta()
+            except BaseException:
+                self.db.close()
+                raise
+
+    def _open_reading(self, threads: bool, migrate: bool) -> None:
+        """Open the file read-only (SQLite's ``mode=ro``): nothing is created or written,
+        not even its journal, unless ``migrate`` finds an older schema to bring up.
+
+        The file must be a regular file holding a run's tables: a device, a FIFO, an
+        empty file or another program's database is refused in one line. A file
+        closed cleanly (no ``-wal`` or ``-journal`` beside it) is opened ``immutable``,
+        so SQLite makes no ``-shm`` file either; one left by a killed or running run
+        is read with its journal, which must be a regular file (not a link).
+        """
+        path = self.path
+        _regular_file(path)
+        if path.stat().st_size == 0:
+            raise StoreError(f"{path}: an empty file (0 bytes), not a run's results "
+                             "database; nothing was written to it")
+        real = path.resolve()
+        journals = [Path(f"{real}{end}") for end in ("-wal", "-journal", "-shm")]
+        for side in journals:
+            if side.is_symlink() or (side.exists() and not side.is_file()):
+                raise StoreError(f"{side}: the results database's journal is not a regular "
+                                 "file; nothing was read or written")
+        live = any(side.exists() for side in journals[:2])
+        uri = f"file:{quote(str(real))}?mode=ro" + ("" if live else "&immutable=1")
+        self.db = sqlite3.connect(uri, uri=True, check_same_thread=not threads)
+        try:
+            self._check_intact()
+            version = schema.stamped(self.db)
+            schema.check_tables(self.db, path)
+            schema.check(version, path)
+        except BaseException:
+            self.db.close()
+            raise
+        if version < schema.VERSION:
+            self.db.close()
+            if migrate:        # report --out: the folder's file brought up, once
+                try:
+                    with closing(sqlite3.connect(path)) as db:
+                        schema.bring_up(db, version)
+                except sqlite3.OperationalError as exc:
+                    raise self._fault(exc) from None
+                self._open_reading(threads, migrate=False)
+                return
+            self.db = _migrated_in_memory(uri, version, threads)
+        self._ready()
+        try:
+            self._check_meta()
+        except BaseException:
+            self.db.close()
+            raise
+
+    def _check_meta(self) -> None:
+        """Every meta row of the shape the run writes (``shapes``), checked once at the
+        door, so no reader meets a forged value later, half-way through a report."""
+        with self._reading():
+            rows = self.db.execute("SELECT key, value FROM meta").fetchall()
+        for key, value in rows:
+            shapes.parse(value, key, self.path)
+
+    def _ready(self) -> None:
         names = ", ".join(f'"{c}"' for c in COLUMNS)
         marks = ", ".join("?" * len(COLUMNS))
         self._insert = f"INSERT OR IGNORE INTO results ({names}) VALUES ({marks})"
@@ -215,11 +322,7 @@ class Store(ClosedOnExit):
             found = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         if found is None:
             return default
-        try:
-            return json.loads(found[0])
-        except (TypeError, ValueError) as exc:
-            raise StoreError(f"{self.path}: the run's stored {key!r} is not valid JSON "
-                             f"({exc}); the file was edited or damaged") from None
+        return shapes.parse(found[0], key, self.path)
 
     def done_keys(self) -> set[tuple]:
         self.flush()
@@ -264,6 +367,7 @@ class Store(ClosedOnExit):
                     not isinstance(cause, sqlite3.OperationalError):
                 raise self._damaged(cause) from None
             raise
+        shapes.check_results(frame, self.path)
         frame["verified"] = frame["verified"].map({1: True, 0: False}).astype("boolean")
         return frame
 
