@@ -167,7 +167,12 @@ def publish(folder: Path, command: str, measured: list[Case], repeats: int,
         f"- {EASY:,} easy puzzles on {WORKERS} workers: {easy}, `--engines backtracking "
         f"--repeat 1 --workers {WORKERS}`. Work is the run's own task-time sum (meta.json); "
         f"the goal allows the harness a quarter on top of the work spread over the workers, "
-        f"plus 3 s for start-up and the report.", ""])
+        f"plus 3 s for start-up and the report.", "",
+        "A run pays what `--help` and `solve` do not: pandas and the plan, imported while "
+        "the workers' forkserver imports the harness's modules in its own process, and after "
+        "the run the report (matplotlib for the PNG plot, report.html); on a shared machine "
+        "these compete with every other process for the 2 cores, which the spread shows.",
+        ""])
     from compare.benchmark.page import page_text
     folder.mkdir(parents=True, exist_ok=True)
     written = folder / "startup.md"
