@@ -82,3 +82,10 @@ def test_a_read_that_fails_after_an_early_start_leaves_no_process(monkeypatch, o
     assert order[:2] == ["start", "read"]
     assert _children() <= before
     assert not (tmp_path / "run").exists()
+
+
+def test_a_run_of_one_task_starts_one_worker(monkeypatch):
+    """Whatever the cores or --workers say, a pool is never larger than the tasks."""
+    monkeypatch.setattr(plan_module.os, "cpu_count", lambda: 64)
+    assert plan_module.worker_count(None, 1, None) == (1, None)
+    assert plan_module.worker_count(8, 1, None)[0] == 1
