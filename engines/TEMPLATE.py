@@ -62,6 +62,11 @@ class TemplateEngine(Engine):
     in_default_set = True
     # Whether a report with no baseline measures the others against this engine.
     baseline_preferred = False
+    # Whether the engine compiles on its first use of a shape (a JIT): only then does
+    # its warm-up get the long, untimed warm-up limit (60 s, doubled after a kill up to
+    # 240 s); otherwise a warm-up runs under the task's limit plus grace, and a hang in
+    # it is the task's timeout. A property may answer by the options.
+    compiles_on_first_use = False
 
     # ----- building -------------------------------------------------------------------
     def __init__(self, **options: Any):

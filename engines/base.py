@@ -47,6 +47,11 @@ class Engine:
     # crosses the worker's boundary as 64-bit integers.
     value_range: ClassVar[tuple[int, str]] = (63, "the tool's range (answers are carried "
                                                   "as 64-bit integers)")
+    # Whether the engine compiles on its first use of a shape (a JIT such as numba's):
+    # only such an engine's warm-up gets the long warm-up limit, untimed; any other
+    # engine's warm-up runs under the task's own limit plus grace, so a hang there is
+    # the task's timeout. An instance may answer by its options (a property).
+    compiles_on_first_use: ClassVar[bool] = False
 
     def __init__(self, **options: Any):
         self.options = self.parse_options(options)

@@ -33,12 +33,18 @@ so the harness can be driven into its fault paths:
   puzzles whose line number is a multiple of ``every`` (default 1: all of them);
 * ``fake-slowed`` : ``fake`` after a nap of ``nap`` seconds (default 0.01) plus
   ``$FAKE_EXTRA_NAP_S``, so runs of the same engine label can differ in speed.
+* ``fake-spin`` : the backtracker (so it answers any kind), but in a solver process
+  it ignores SIGTERM and spins forever in the hook ``hook`` names: ``import`` (its
+  library's import, on the first translate in a process), ``translate``, ``search``,
+  ``warmup`` (the start-up warm-up's grids only) or ``prepare`` (a one-off
+  preparation it always asks for). It declares no compile on first use.
 """
 from __future__ import annotations
 
 import math
 import multiprocessing
 import os
+import signal
 import sys
 import time
 
@@ -46,6 +52,7 @@ import numpy as np
 
 import engines
 from engines import Engine, Outcome, Status
+from engines.backtracking.engine import BacktrackingEngine
 from engines.contract import timed_out
 from puzzles.model import AllDifferent
 
@@ -228,6 +235,7 @@ class StallEngine(FakeEngine):
 
 class CompileEngine(FakeEngine):
     name = "fake-compile"
+    compiles_on_first_use = True
     option_defaults = {"nap": 3.0, "cache": "", "above": 0, "broken": 0}
     compiled: set = set()
 
@@ -324,7 +332,48 @@ class SpawnEngine(_FaultyEngine):
         return FakeEngine.search(self, translated, mode, limit, deadline)
 
 
+SPIN_HOOKS = ("import", "translate", "search", "warmup", "prepare")
+
+
+def _spin() -> None:
+    """Hang as a runaway library does: deaf to SIGTERM, busy, forever."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    while True:
+        pass
+
+
+class SpinEngine(BacktrackingEngine):
+    name = "fake-spin"
+    option_defaults = {**BacktrackingEngine.option_defaults, "hook": "search"}
+    option_choices = {**BacktrackingEngine.option_choices, "hook": SPIN_HOOKS}
+    imported = False            # the library's import, once per process
+
+    def _in(self, hook: str) -> bool:
+        return (self.options["hook"] == hook
+                and multiprocessing.parent_process() is not None)   # never the caller
+
+    def preparation(self):
+        return "spinning" if self.options["hook"] == "prepare" else None
+
+    def prepare(self):
+        if self._in("prepare"):
+            _spin()
+
+    def translate(self, model):
+        if self._in("import") and not SpinEngine.imported:
+            _spin()
+        SpinEngine.imported = True
+        if self._in("translate") or (self._in("warmup") and model.name.startswith("warm-up")):
+            _spin()
+        return super().translate(model)
+
+    def search(self, translated, mode, limit, deadline):
+        if self._in("search"):
+            _spin()
+        return super().search(translated, mode, limit, deadline)
+
+
 for _cls in (FakeEngine, WrongEngine, SleepEngine, CrashEngine, ErrorEngine, UnsatEngine,
              NapEngine, DoomedEngine, HogEngine, RaiseEngine, ExitEngine, OddStatsEngine,
-             StallEngine, CompileEngine, OddEngine, SlowedEngine, SpawnEngine):
+             StallEngine, CompileEngine, OddEngine, SlowedEngine, SpawnEngine, SpinEngine):
     engines.register(_cls.name, _cls)

@@ -10,9 +10,16 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+import tests.fake_engines  # noqa: F401  (registers fake-compile, which compiles)
 from compare.cli.common import FAIL_ON
 from compare.cli.report import main as report_main
-from compare.executors.base import KILLED_WARMING_UP, WARMUP_LIMIT_S, WARMUP_RETRIES
+from compare.executors.base import (
+    KILLED_WARMING_UP,
+    WARMUP_CAP_S,
+    WARMUP_LIMIT_S,
+    WARMUP_RETRIES,
+    grace_for,
+)
 from compare.executors.local.executor import LocalExecutor
 from compare.executors.local.pool import Pending, Worker
 from compare.executors.tasks import Task
@@ -105,13 +112,13 @@ class _Closable:
         pass
 
 
-def _executor_and_worker():
+def _executor_and_worker(engine: str = "fake-compile"):
     executor = LocalExecutor.__new__(LocalExecutor)
     executor.shape_kills, executor.warmup_kills, executor.gave_up = {}, [], None
     executor.memory_limit, executor.guesses = None, {}
     worker = Worker(proc=_Closable(), conn=_Closable(), tokens=(_Closable(), _Closable()),
                      lifeline=_Closable(), warming=None)
-    worker.inflight.append(Task(0, "p", "alldiff", "fake", "first", 2, 1.0, 0))
+    worker.inflight.append(Task(0, "p", "alldiff", engine, "first", 2, 1.0, 0))
     executor.pool = [worker]
     return executor, worker
 
@@ -123,17 +130,28 @@ def test_a_shape_warming_up_has_the_warm_up_limit_not_the_task_limit():
     assert executor._limit_of(worker) == WARMUP_LIMIT_S
 
 
-def test_a_task_whose_warm_up_was_killed_runs_again_with_twice_the_limit():
+def test_an_engine_that_declares_no_compile_warms_a_shape_under_the_task_limit():
+    """Its warm-up is the task's time: killed at the task's limit plus grace, the task is
+    a timeout at once, never run again with a longer warm-up."""
+    executor, worker = _executor_and_worker("fake")
+    worker.shaping, worker.shape = True, "sudoku-16/alldiff"
+    assert executor._limit_of(worker) == 1.0 + grace_for(1.0)
+    pending = Pending(())
+    (task, result), = executor._replace(worker, pending, "timeout")
+    assert result.status == "timeout" and not pending and executor.shape_kills == {}
+
+
+def test_a_task_whose_warm_up_was_killed_runs_again_with_twice_the_limit_up_to_the_cap():
     for kills in range(WARMUP_RETRIES + 1):
         executor, worker = _executor_and_worker()
-        executor.shape_kills = {("fake", "sudoku-16/alldiff"): kills}
+        executor.shape_kills = {("fake-compile", "sudoku-16/alldiff"): kills}
         worker.shaping, worker.shape = True, "sudoku-16/alldiff"
-        assert executor._limit_of(worker) == WARMUP_LIMIT_S * 2 ** kills
+        assert executor._limit_of(worker) == min(WARMUP_LIMIT_S * 2 ** kills, WARMUP_CAP_S)
         pending = Pending(())
         lost = list(executor._replace(worker, pending, "timeout"))
         if kills < WARMUP_RETRIES:          # the task never started: it runs again
             assert lost == [] and [t.puzzle_id for t in pending.take_all()] == ["p"]
-            assert executor.shape_kills == {("fake", "sudoku-16/alldiff"): kills + 1}
+            assert executor.shape_kills == {("fake-compile", "sudoku-16/alldiff"): kills + 1}
         else:                               # a shape that never warms up: a timeout, said why
             (task, result), = lost
             assert result.status == "timeout" and KILLED_WARMING_UP in result.message

@@ -13,13 +13,21 @@ import os
 from abc import ABC, abstractmethod
 from collections import deque
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Callable, Iterable, Iterator
 
+import engines
 from compare.executors.tasks import Task
 from compare.limits import SettingsError
 from engines import Result
 
+# The long warm-up is only for an engine that declares a compile on first use
+# (``Engine.compiles_on_first_use``): its start-up, and each new shape, get
+# WARMUP_LIMIT_S, doubled after each kill of that shape up to WARMUP_CAP_S, at
+# most WARMUP_RETRIES times a run. Every other engine warms up under the task's
+# own limit plus grace: a hang there is the task's timeout, never minutes.
 WARMUP_LIMIT_S = 60.0     # a worker that cannot warm up in this long is restarted without it
+WARMUP_CAP_S = 240.0      # a declared compile's warm-up limit is never doubled past this
 START_LIMIT_S = 30.0      # a worker must import its plugins and build its engines in this long
 START_LIMIT_ENV = "COMPARE_START_LIMIT"     # seconds, to change START_LIMIT_S
                           # (and a new shape gets as long: compiling it is no part of a task)
@@ -43,6 +51,26 @@ def start_limit() -> float:
     if not 0.1 <= value <= 86400:      # nan and inf fail this too
         raise SettingsError(f"{START_LIMIT_ENV}={text!r}: expected seconds from 0.1 to 86400")
     return value
+
+
+@lru_cache(maxsize=256)
+def compiles_on_first_use(label: str) -> bool:
+    """Whether the engine ``label`` declares a compile on first use
+    (``Engine.compiles_on_first_use``); an engine that cannot be built here does not."""
+    try:
+        return bool(engines.get_engine(label).compiles_on_first_use)
+    except Exception:
+        return False
+
+
+def warmup_note(labels) -> str:
+    """The run header's word on the long warm-up: which engines get it, and its bounds
+    ("" when no engine declares a compile, and every warm-up has the task's limit)."""
+    compiling = [str(label) for label in labels if compiles_on_first_use(str(label))]
+    if not compiling:
+        return ""
+    return (f"; compile warm-up up to {WARMUP_LIMIT_S:g} s a shape (doubled after a kill, "
+            f"at most {WARMUP_CAP_S:g} s) for {', '.join(compiling)}")
 
 
 def grace_for(timeout: float) -> float:

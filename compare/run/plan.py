@@ -23,7 +23,7 @@ from typing import Iterable
 import engines
 from compare.errors import CompareError, Exit
 from compare.executors import executor_for
-from compare.executors.base import Executor, WorkerSetup
+from compare.executors.base import Executor, WorkerSetup, warmup_note
 from compare.executors.tasks import PuzzleRecord, build_tasks, formulation_hint, sample_per_origin
 from compare.limits import SettingsError, check_setting
 from compare.plugins import plugin_environment, plugin_hint
@@ -438,4 +438,5 @@ def _announce(plan: Plan, todo) -> None:
     print(f"{len(plan.records)} puzzles x {len(plan.labels)} engines "
           f"({', '.join(plan.labels)}): {counted(len(plan.tasks) // repeats, repeats)}"
           + (f", {done} of {len(plan.tasks)} task runs already done" if done else "")
-          + f"; {plan.workers} workers; output {plan.folder}", file=sys.stderr)
+          + f"; {plan.workers} workers" + warmup_note(plan.labels)
+          + f"; output {plan.folder}", file=sys.stderr)

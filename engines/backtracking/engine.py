@@ -57,6 +57,12 @@ class BacktrackingEngine(Engine):
     option_choices = {"variant": VARIANTS, "kernel": KERNELS}
     baseline_preferred = True          # the engine under study: the others are measured on it
 
+    @property
+    def compiles_on_first_use(self) -> bool:
+        """The numba kernel compiles each search on first use (into its disk cache):
+        its warm-up gets the long limit; the python kernel's does not."""
+        return self.options["kernel"] == "numba"
+
     @classmethod
     def default_variants(cls) -> list[str]:
         """Both variants, and the fast one compiled too where numba is installed."""

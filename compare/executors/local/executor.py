@@ -153,7 +153,8 @@ class LocalExecutor(Supervisor, Executor):
         """Once per executor: ask the engines what to prepare, start it; cores it holds."""
         if self.preparing is None:
             self.preparing = Preparations(self.ctx, self.engines,
-                                          lambda e: modules_for(e, self.plugins), self.starting)
+                                          lambda e: modules_for(e, self.plugins), self.starting,
+                                          limit_of=self._preparation_limit)
             self.preparing.start(self.workers - len(self.pool))
         return self.preparing.busy
 
@@ -165,6 +166,8 @@ class LocalExecutor(Supervisor, Executor):
             pauses: bool = False) -> Iterator[tuple[Task, Result] | None]:
         pending = Pending(tasks)
         self.skip, answered = skip, []
+        self.task_limits = {**self.task_limits, **{
+            engine: max(t.timeout for t in queue) for engine, queue in pending.queues.items()}}
         self._prepare()
         try:
             while pending or any(w.inflight or w.retiring for w in self.pool):

@@ -12,8 +12,11 @@ dies with the harness and is out of the terminal's reach), holding a core as
 a worker would, and the executor starts that engine's workers only once it
 is over, while the other engines run. Its time, from the process's start to
 its end, is warm-up, untimed, and on record. A preparation that fails, dies
-or overruns ``PREPARE_LIMIT_S`` costs only its time: the workers then meet
-the work in their own warm-up, as they would without it.
+or overruns its limit costs only its time: the workers then meet the work in
+their own warm-up, as they would without it. The limit is ``PREPARE_LIMIT_S``
+for an engine that declares a compile on first use; any other engine's
+preparation has its tasks' limit plus grace once they are known (``limit_of``),
+so a ``prepare`` that hangs holds the run no longer than a task would.
 """
 from __future__ import annotations
 
@@ -68,9 +71,11 @@ class Preparations:
     """
 
     def __init__(self, ctx, labels: Iterable[str], modules_for: Callable[[str], tuple],
-                 starting=None, limit: float | None = None):
+                 starting=None, limit: float | None = None,
+                 limit_of: Callable[[list[str]], float] | None = None):
         self.ctx, self.modules_for = ctx, modules_for
         self.limit = PREPARE_LIMIT_S if limit is None else limit
+        self.limit_of = limit_of     # the engines' own limit (inf: none), asked as it runs
         self.starting = starting if starting is not None else nullcontext()
         self.waiting: dict[str, list[str]] = {}
         for label in labels:
@@ -113,7 +118,11 @@ class Preparations:
         if not self.running:
             return None
         now = time.perf_counter()
-        return max(0.0, min(r.since + self.limit - now for r in self.running))
+        return max(0.0, min(r.since + self._limit(r) - now for r in self.running))
+
+    def _limit(self, run: _Running) -> float:
+        return self.limit if self.limit_of is None else min(self.limit,
+                                                            self.limit_of(run.engines))
 
     def poll(self) -> None:
         """Settle the preparations that ended, or overran their limit."""
@@ -126,9 +135,10 @@ class Preparations:
                 pass
             elapsed = time.perf_counter() - run.since
             if outcome is None and run.proc.is_alive():
-                if elapsed < self.limit:
+                limit = self._limit(run)
+                if elapsed < limit:
                     continue
-                outcome = f"killed at the limit of {self.limit:g} s"
+                outcome = f"killed at the limit of {limit:g} s"
             elif outcome is None:
                 outcome = f"its process died ({processes.describe_exit(run.proc.exitcode)})"
             self._end(run)

@@ -15,10 +15,18 @@ the records ``facts`` reads (``started``, ``ready_infos``, ``shape_warmups``,
 """
 from __future__ import annotations
 
+import math
 import os
 import time
 
-from compare.executors.base import START_LIMIT_ENV, WARMUP_LIMIT_S, WARMUP_RETRIES, grace_for
+from compare.executors.base import (
+    START_LIMIT_ENV,
+    WARMUP_CAP_S,
+    WARMUP_LIMIT_S,
+    WARMUP_RETRIES,
+    compiles_on_first_use,
+    grace_for,
+)
 from compare.executors.local import processes
 from compare.executors.local.pool import (
     Pending,
@@ -34,10 +42,15 @@ from compare.executors.tasks import Task
 from engines import Result, Status
 
 MAX_FAILED_STARTS = 3     # workers in a row that die before they are ready
+LOADING = "loading "      # a shape that is the harness loading an input, not an engine
 
 
 class Supervisor:
     """Starting, hearing, timing, replacing and stopping worker processes (see above)."""
+
+    # the longest time limit of each engine's tasks, once ``run`` has them: the limit
+    # of a start-up warm-up that is no declared compile (reassigned, never changed)
+    task_limits: dict[str, float] = {}
 
     def _stop(self, w: Worker) -> None:
         """An idle worker finishes and leaves the pool."""
@@ -101,12 +114,36 @@ class Supervisor:
         return []
 
     def _limit_of(self, w: Worker) -> float:
+        """The worker's deadline from ``since``: the start limit while it loads; a
+        declared compile's warm-up limit while it warms that engine up, or a new shape
+        (or the harness loads an input); else the task's limit plus grace, warm-up or
+        not, so an engine that hangs anywhere costs its task no more."""
         if not w.ready:       # "": plugins and engines still loading, before any warm-up
-            return self.start_limit if w.warming == "" else WARMUP_LIMIT_S
+            if w.warming == "" or (w.warming and compiles_on_first_use(w.warming)):
+                return self.start_limit if w.warming == "" else WARMUP_LIMIT_S
+            timeout = self.task_limits.get(w.engine)
+            return WARMUP_LIMIT_S if timeout is None else timeout + grace_for(timeout)
         timeout = w.inflight[0].timeout
-        if w.shaping:       # a first compile (a JIT, an empty cache) is not the task's time
+        if self._long_shaping(w):   # a first compile (a JIT, an empty cache) is not the task's
             return max(self._shape_limit(w), timeout + grace_for(timeout))
         return timeout + grace_for(timeout)
+
+    def _preparation_limit(self, labels: list[str]) -> float:
+        """A preparation's limit: none of its own for a declared compile; else its
+        engines' task limit plus grace, once ``run`` knows it."""
+        limits = [self.task_limits[label] for label in labels if label in self.task_limits]
+        if not limits or any(compiles_on_first_use(label) for label in labels):
+            return math.inf
+        return max(limits) + grace_for(max(limits))
+
+    @staticmethod
+    def _long_shaping(w: Worker) -> bool:
+        """Whether ``w`` is warming a shape with the long limit: a declared compile, or
+        the harness's own load of an input."""
+        if not w.shaping:
+            return False
+        return (isinstance(w.shape, str) and w.shape.startswith(LOADING)) or \
+            compiles_on_first_use(w.inflight[0].engine)
 
     def _time_to_deadline(self, busy: list[Worker]) -> float | None:
         timed = [w for w in busy if w.inflight or not w.ready]
@@ -122,17 +159,20 @@ class Supervisor:
 
     def _shape_limit(self, w: Worker) -> float:
         """The warm-up limit of the worker's shape: doubled after each kill of it, so a
-        compile slower than the limit (a loaded machine) finishes on a later try."""
+        compile slower than the limit (a loaded machine) finishes on a later try, but
+        never past ``WARMUP_CAP_S``."""
         kills = self.shape_kills.get((w.inflight[0].engine, w.shape), 0)
-        return WARMUP_LIMIT_S * 2 ** kills
+        return min(WARMUP_LIMIT_S * 2 ** kills, WARMUP_CAP_S)
 
     def _replace(self, w: Worker, pending: Pending, cause: str,
                  resident: float | None = None):
         """Kill or bury a worker, report its current task, requeue the rest.
 
-        A task whose shape was still warming up when its worker was killed never
-        started: it is run again (the warm-up with twice the time), up to
-        ``WARMUP_RETRIES`` times, and only then recorded as a timeout."""
+        A task whose shape was still warming up, with the long limit of a declared
+        compile, when its worker was killed never started: it is run again (the
+        warm-up with twice the time, up to the cap), up to ``WARMUP_RETRIES`` times,
+        and only then recorded as a timeout. Any other warm-up had the task's own
+        limit: its kill is the task's timeout at once."""
         elapsed = time.perf_counter() - w.since
         if cause != "died":
             w.proc.kill()
@@ -150,7 +190,8 @@ class Supervisor:
             if self.failed_starts >= MAX_FAILED_STARTS:
                 # workers die before their first task: give up rather than loop forever
                 self.gave_up = f"no worker could start ({processes.describe_exit(w.proc.exitcode)})"
-        elif w.inflight and cause == Status.TIMEOUT and w.shaping and self.shape_kills.get(
+        elif w.inflight and cause == Status.TIMEOUT and self._long_shaping(w) and \
+                self.shape_kills.get(
                 (w.inflight[0].engine, w.shape), 0) < WARMUP_RETRIES:
             key = (w.inflight[0].engine, w.shape)
             self.shape_kills[key] = self.shape_kills.get(key, 0) + 1
