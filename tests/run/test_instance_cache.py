@@ -209,3 +209,35 @@ def _rows(out) -> list[dict]:
     with sqlite3.connect(out / "results.sqlite") as db:
         db.row_factory = sqlite3.Row
         return [dict(r) for r in db.execute("SELECT * FROM results")]
+
+
+# ----- the worker's side ---------------------------------------------------------------------
+class _Reference:
+    """A puzzle by reference whose loading fails as asked, for the worker's session."""
+    kind, formulations, name = "xcsp3", ("default",), "Huge-1"
+
+    def __init__(self, fault: BaseException):
+        self.fault, self.input_loaded = fault, False
+
+    def load_input(self):
+        raise self.fault
+
+    def to_model(self, formulation=None):
+        raise AssertionError("the solve ran after a failed load")
+
+
+@pytest.mark.parametrize("fault, status, words", [
+    (MemoryError(), "memout", "out of memory (loading: MemoryError"),
+    (ValueError("a.xml: not XML (it does not start with '<')"), "error",
+     "model: ValueError: a.xml: not XML (it does not start with '<')"),
+])
+def test_a_load_that_fails_is_the_tasks_row_with_its_reason(fault, status, words):
+    from compare.executors.local.worker.session import Session, WorkerInit
+    from compare.executors.tasks import Task
+    said = []
+    session = Session(WorkerInit((), ("backtracking",)), said.append)
+    task = Task(0, "Huge-1", "default", "backtracking", "first", 2, 5.0, 0)
+    result = session.run(task, _Reference(fault))
+    assert str(result.status) == status and result.message.startswith(words)
+    assert result.loading is None
+    assert [m[0] for m in said] == ["shaping", "warmed"]    # loading is given warm-up time
