@@ -59,7 +59,7 @@ def build_parser() -> OneLineParser:
         prog="run_compare.py report",
         description="Rebuild summary.md, results.csv and the plots from a run's SQLite file "
                     "without running anything (--out DIR), compare two runs "
-                    "(--compare A B), or follow a series of runs (--history RUN...). "
+                    "(--compare A B; with --out DIR it writes compare.md there), or follow a series of runs (--history RUN...). "
                     "Exit codes: 0 clean, 1 wrong answer or disagreement, "
                     "2 bad usage, 4 tasks errored or crashed, 5 slower than --fail-above.")
     parser.add_argument("--out", metavar="DIR",
@@ -95,8 +95,6 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--fail-above needs --compare")
     if args.relative and not args.history:
         parser.error("--relative needs --history")
-    if args.compare and args.out:
-        parser.error("--out does not go with --compare")
     if args.json and args.history:
         parser.error("--json does not go with --history (history.csv is its table for tools)")
     if not (args.out or args.compare or args.history):
@@ -109,14 +107,15 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {run.results_file}: no such results file", file=sys.stderr)
             return BAD_USAGE
     try:
+        out = Path(args.out or "reports/history") if args.history else (
+            Path(args.out) if args.compare and args.out else None)
+        if out is not None and out.exists() and not out.is_dir():
+            print(f"error: --out {out}: exists and is not a folder", file=sys.stderr)
+            return BAD_USAGE
         if args.compare:
             return _compare(*runs, seconds_of_ms(args.shift_ms), args.fail_above,
-                            args.json)
+                            args.json, out)
         if args.history:
-            out = Path(args.out or "reports/history")
-            if out.exists() and not out.is_dir():
-                print(f"error: --out {out}: exists and is not a folder", file=sys.stderr)
-                return BAD_USAGE
             return _history(runs, out, args.baseline,
                             seconds_of_ms(args.shift_ms), args.quiet, args.relative)
         run, = runs
@@ -137,11 +136,14 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _compare(a: RunFolder, b: RunFolder, shift_s: float | None, fail_above: float | None,
-             as_json: bool = False) -> int:
+             as_json: bool = False, out: Path | None = None) -> int:
+    """The runs are only read; compare.md and compare.json go to ``out`` when given."""
     diff = compare_runs(a, b, shift_s)
     text = json.dumps(diff.as_dict(), indent=2) + "\n"
-    write_text(b.file(RunFile.COMPARE_JSON), text)
-    write_text(b.file(RunFile.COMPARE), diff.markdown())
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        write_text(out / RunFile.COMPARE_JSON, text)
+        write_text(out / RunFile.COMPARE, diff.markdown())
     print(text if as_json else diff.text(), end="" if as_json else "\n")
     slower = diff.slower_than(fail_above) if fail_above is not None else []
     if slower:

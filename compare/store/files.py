@@ -30,7 +30,7 @@ class RunFile(StrEnum):
     CACTUS = "cactus.png"
     SCATTER = "scatter.png"
     PROFILE = "profile.png"
-    COMPARE = "compare.md"          # report --compare A B writes these into B
+    COMPARE = "compare.md"          # report --compare A B --out DIR writes these there
     COMPARE_JSON = "compare.json"
     BENCH = "bench.md"              # a benchmark part's verdicts
 

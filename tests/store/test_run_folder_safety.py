@@ -105,13 +105,14 @@ def test_compare_of_runs_with_different_time_limits_says_so_first(tmp_path, caps
     a, b = runs_with(tmp_path, {"settings": SETTINGS, "engines_run": ["a", "b"]},
                      {"settings": {**SETTINGS, "timeout": 10.0, "sample": 20},
                       "engines_run": ["a", "b"]})
-    assert report_main(["--compare", str(a), str(b)]) == 0
+    assert report_main(["--compare", str(a), str(b), "--out", str(tmp_path / "cmp")]) == 0
     first = capsys.readouterr().out.splitlines()[0]
     assert first == ("INCOMPATIBLE: the runs differ in time limit 2 vs 10; sample none vs 20: "
                      "the ratios below compare unlike runs")
-    saved = json.loads((b / "compare.json").read_text())
+    saved = json.loads((tmp_path / "cmp" / "compare.json").read_text())
     assert saved["compatible"] is False and saved["line"] == first
-    assert (b / "compare.md").read_text().splitlines()[2] == first
+    assert (tmp_path / "cmp" / "compare.md").read_text().splitlines()[2] == first
+    assert not (b / "compare.md").exists()           # the runs are only read
     assert report_main(["--compare", str(a), str(b), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["differences"] == ["time limit 2 vs 10",
                                                                   "sample none vs 20"]
