@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import compare
+import engines
 from compare.cli import build_parser
 from compare.cli import main as cli_main
 from compare.cli.completion import COMPLETERS, EngineSpecs, Formulations
@@ -37,7 +38,9 @@ def test_the_usage_line_shows_the_command_is_optional(capsys):
 # ----- completion of values --------------------------------------------------------------
 def test_engine_specs_complete_to_names_then_that_engines_options():
     specs = EngineSpecs(many=True)
-    assert specs("") == ["backtracking", "python-constraint", "cpsat", "cpmpy"]
+    builtin = ["backtracking", "python-constraint", "cpsat", "cpmpy"]
+    assert specs("") == engines.names()                   # plugins' engines (tests') too
+    assert specs("")[:4] == builtin
     assert specs("cp") == ["cpsat", "cpmpy"]
     assert specs("cps") == ["cpsat", "cpsat:workers=", "cpsat:seed="]
     assert specs("cpsat:w") == ["cpsat:workers="]
