@@ -33,7 +33,7 @@ from puzzles.kinds.queens import Queens  # noqa: E402
 from puzzles.kinds.sudoku import Sudoku  # noqa: E402
 from puzzles.loader import parse_text  # noqa: E402
 from puzzles.model import AllDifferent, Linear, Model, NotEqualOffset, Structure, Table  # noqa: E402
-from tests.test_cpsat import (  # noqa: E402
+from tests.engines.test_cpsat import (  # noqa: E402
     BOJ2239,
     BOJ2239_ANSWER,
     EMPTY4_LEXFIRST,

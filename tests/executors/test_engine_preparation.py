@@ -17,7 +17,7 @@ from compare.executors.tasks import Task
 from compare.reporting.headline import verdict_of
 from compare.reporting.report import warmup_table
 from puzzles.loader import load_puzzles
-from tests.test_verdict_line import timeouts_frame
+from tests.reporting.test_verdict_line import timeouts_frame
 
 REPO = Path(__file__).resolve().parents[2]
 EASY = "puzzles/data/gen-9x9-easy.txt"

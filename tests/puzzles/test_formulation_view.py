@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from compare.reporting import summary
-from tests.test_stats import MS, frame_of, report_of, store
+from tests.reporting.test_stats import MS, frame_of, report_of, store
 
 # a is fast in pairwise, slow in alldiff; c is 2.5x faster in alldiff than in pairwise
 TIMES = {("a", "alldiff"): 10 * MS, ("a", "pairwise"): 2 * MS,

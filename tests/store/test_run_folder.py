@@ -12,7 +12,7 @@ from compare.store import folder as run_folder
 from compare.store.folder import RunFolder
 from compare.store.store import StorageError, StoreError
 from engines.base import Engine
-from tests.test_stats import MS, store, times_frame
+from tests.reporting.test_stats import MS, store, times_frame
 
 
 class Counted:

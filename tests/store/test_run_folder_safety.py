@@ -19,7 +19,7 @@ from compare.run import provenance as environment
 from compare.store.folder import RunFolder
 from compare.store.lock import LOCK_NAME, FolderBusy, FolderLock
 from compare.store.store import Store
-from tests.test_stats import store, times_frame
+from tests.reporting.test_stats import store, times_frame
 
 REPO = Path(__file__).resolve().parents[2]
 MS = 0.001

@@ -26,9 +26,9 @@ from compare.executors.tasks import Task
 from compare.facts import Fact
 from compare.reporting import summary
 from compare.reporting.headline import Verdict, verdict_of
-from tests.test_stats import MS, frame_of, report_of, store
+from tests.reporting.test_stats import MS, frame_of, report_of, store
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def timeouts_frame() -> pd.DataFrame:

@@ -25,7 +25,7 @@ from puzzles.base import Puzzle
 from puzzles.formats.grids import parse_grid
 from puzzles.model import AllDifferent, Model, Structure
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "puzzles" / "samples"
 BOJ2239 = (SAMPLES / "boj2239.txt").read_text()
 BOJ2239_OUT = (SAMPLES / "boj2239.out").read_text()

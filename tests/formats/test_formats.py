@@ -13,7 +13,7 @@ from puzzles.formats.grids import FORMATS, decode_input, detect_format, format_g
 from puzzles.kinds.sudoku import Sudoku
 from puzzles.loader import Entry, load_puzzles, parse_text, puzzle_paths
 
-SAMPLES = Path(__file__).resolve().parents[1] / "puzzles" / "samples"
+SAMPLES = Path(__file__).resolve().parents[2] / "puzzles" / "samples"
 from compare.cli.bench import DATASETS  # noqa: E402  (one definition of where the sets live)
 
 BOJ2239 = (SAMPLES / "boj2239.txt").read_text()

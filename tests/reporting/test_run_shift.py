@@ -10,7 +10,7 @@ import pytest
 import compare
 from compare.cli.report import main as report_main
 from compare.reporting import paired, summary
-from tests.test_stats import MS, report_of, store, times_frame, two_runs
+from tests.reporting.test_stats import MS, report_of, store, times_frame, two_runs
 
 US = 1e-6
 

@@ -22,7 +22,7 @@ import pytest
 if importlib.util.find_spec("pycsp3") is None:
     pytest.skip("pycsp3 is not installed (pip install -e '.[xcsp3]')", allow_module_level=True)
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SECONDS = 10
 RSS_MB = 500
 ADDRESS_SPACE = 3 << 30      # a guard only: the measure is the resident memory

@@ -6,7 +6,7 @@ import pytest
 
 from compare.reporting import figures as page_figures
 from compare.reporting import plots, summary
-from tests.test_stats import MS, frame_of, times_frame
+from tests.reporting.test_stats import MS, frame_of, times_frame
 
 
 @pytest.fixture

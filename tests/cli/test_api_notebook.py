@@ -12,7 +12,7 @@ from compare.api import api_wording
 from compare.limits import SettingsError
 from compare.reporting.summary import natural_key
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_puzzle_ids_sort_naturally():

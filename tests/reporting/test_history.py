@@ -25,9 +25,9 @@ from compare.cli.report import main as report_main
 from compare.reporting import history
 from compare.store.folder import RunFolder
 from compare.store.store import Store
-from tests.test_report_html import NEEDS_BROWSER, puzzle_file
+from tests.reporting.test_report_html import NEEDS_BROWSER, puzzle_file
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 ENGINES = {"base": 1.0, "other": 2.0}
 
 

@@ -18,7 +18,7 @@ from engines import solution_counter as counter
 from puzzles.kinds.generator import generate
 from tests import browser
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 NEEDS_BROWSER = pytest.mark.skipif(browser.why_not() is not None,
                                    reason=browser.why_not() or "")
 

@@ -11,7 +11,7 @@ import pytest
 from compare.cli import main as cli_main
 from compare.run.progress import EtaLines
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "puzzles" / "samples" / "boj2239.txt"
 
 

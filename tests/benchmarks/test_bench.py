@@ -24,7 +24,7 @@ from compare.reporting import bench
 from puzzles.kinds.default_set import DATA
 from puzzles.kinds.generator import full_grid
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 ALPHABET = ".123456789ABCDEFGHIJKLMNOP"
 
 
