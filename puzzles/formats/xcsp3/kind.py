@@ -120,10 +120,10 @@ class Xcsp3(Puzzle):
             return 0.0, 0.0, "memory"
         cache = instance_cache.current(self.__dict__.get("_cache"))
         key = f"xcsp3/{self.digest}/{translator_version()}/default"
+        start = time.perf_counter()
         packed = cache.get(key) if cache is not None else None
         if packed is not None:
-            start = time.perf_counter()
-            loaded, parse_s, translate_s, source = unpack(packed), 0.0, 0.0, "cache"
+            loaded, translate_s, source = unpack(packed), 0.0, "cache"
             parse_s = time.perf_counter() - start     # reading the entry stands for parsing
         else:
             instance, model, parse_s, translate_s = _parsed(self.path)
