@@ -325,7 +325,7 @@ def test_a_folder_runs_end_to_end_grouped_by_family(tmp_path):
 
     import pandas as pd
 
-    repo = Path(__file__).resolve().parents[1]
+    repo = Path(__file__).resolve().parents[2]
     folder = tmp_path / "set"
     folder.mkdir()
     (folder / "Alpha-1.xml").write_text(xml(CASES["channel"][0]))
