@@ -22,7 +22,6 @@ how much a shared machine moved it.
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import random
 import shlex
@@ -33,6 +32,8 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from compare.store.folder import RunFolder
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = "puzzles/samples/boj2239.txt"
@@ -111,8 +112,8 @@ def timed(case: Case, scratch: Path, index: int) -> None:
     if done.returncode != 0:
         raise SystemExit(f"{case.name}: exit {done.returncode}: {done.stderr.strip()[-400:]}")
     if out.is_dir():
-        runs = json.loads((out / "meta.json").read_text(encoding="utf-8"))["runs"]
-        case.works.append(sum(r["task_s"] for r in runs))
+        with RunFolder(out) as run:          # the store's door, read only
+            case.works.append(sum(r["task_s"] for r in run.runs))
 
 
 def table(measured: list[Case]) -> list[str]:
