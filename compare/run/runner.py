@@ -12,11 +12,9 @@ agree on is checked once.
 """
 from __future__ import annotations
 
-import gc
 import hashlib
 import json
 import sys
-import threading
 import time
 from datetime import datetime, timezone
 
@@ -24,6 +22,7 @@ from compare.executors.base import Executor
 from compare.executors.tasks import PuzzleRecord, Task
 from compare.facts import Fact
 from compare.judge.batch import Claim, verify_many
+from compare.run.collector import collector_back, collector_quiet
 from compare.run.progress import progress_bar
 from compare.store.store import Store
 from engines import ANSWERED, Result, Status, status_word
@@ -32,8 +31,6 @@ from puzzles.reading import shown_name
 SHOUT_AT_MOST = 10     # wrong answers shouted while running; the report lists all
 BATCH = 2048           # results checked and stored together, at most
 STATS_MAX_CHARS = 16_384   # engine statistics kept per task, as JSON text
-YOUNG_OBJECTS = 50_000  # the collector's first threshold while results stream: a batch
-                        # of results lives and dies between two collections, unwalked
 SOLVED, UNSAT, TIMEOUT = Status.SOLVED.value, Status.UNSAT.value, Status.TIMEOUT.value
 
 
@@ -409,39 +406,6 @@ def execute(tasks: list[Task], records: dict[str, PuzzleRecord], executor: Execu
             "wall_s": time.perf_counter() - started, "first_s": first or 0.0,
             "last_s": last or 0.0, "task_s": tally["task_s"],
             "parent_cpu_s": time.process_time() - cpu, **executor.facts()}
-
-
-_COLLECTOR = {"runs": 0, "thresholds": None}
-_COLLECTOR_LOCK = threading.Lock()
-
-
-def collector_quiet() -> None:
-    """The garbage collector's part in a run, made small; ``collector_back`` undoes it.
-
-    What is alive when results start to stream (tasks, puzzles, records: a few
-    objects per task) is frozen out of the collector's walks (``gc.freeze``),
-    and the first generation collects every ``YOUNG_OBJECTS`` allocations
-    instead of 700, so a batch of results is born and freed between two
-    collections rather than walked, promoted and walked again. On a
-    49,000-task sweep the collector took 0.5 s of the parent's CPU (10 us a
-    result); so, 0.04 s. Runs on several threads at once share it: the first
-    sets it, the last undoes it.
-    """
-    with _COLLECTOR_LOCK:
-        _COLLECTOR["runs"] += 1
-        if _COLLECTOR["runs"] == 1:
-            _COLLECTOR["thresholds"] = gc.get_threshold()
-            young, *older = _COLLECTOR["thresholds"]
-            gc.set_threshold(max(young, YOUNG_OBJECTS), *older)
-        gc.freeze()
-
-
-def collector_back() -> None:
-    with _COLLECTOR_LOCK:
-        _COLLECTOR["runs"] -= 1
-        if _COLLECTOR["runs"] == 0:
-            gc.unfreeze()        # collectable again, at the next full collection
-            gc.set_threshold(*_COLLECTOR["thresholds"])
 
 
 def _shout(bar, message: str) -> None:

@@ -420,7 +420,7 @@ def test_the_collector_is_kept_small_while_results_stream_and_put_back_after(tmp
 def test_runs_on_two_threads_share_the_quiet_collector_and_the_last_puts_it_back():
     import gc
 
-    from compare.run.runner import YOUNG_OBJECTS, collector_back, collector_quiet
+    from compare.run.collector import YOUNG_OBJECTS, collector_back, collector_quiet
     before = gc.get_threshold()
     collector_quiet()                       # one run starts
     collector_quiet()                       # another, on another thread
