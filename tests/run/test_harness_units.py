@@ -386,7 +386,8 @@ def test_the_collector_is_kept_small_while_results_stream_and_put_back_after(tmp
     import gc
 
     from compare.executors.base import Executor
-    from compare.run.runner import YOUNG_OBJECTS, execute
+    from compare.run.collector import YOUNG_OBJECTS
+    from compare.run.runner import execute
 
     rec = record("f:1", sudoku(BOJ))
     tasks = [Task(i, "f:1", "alldiff", "x", "first", 2, 10.0, i) for i in range(3)]
