@@ -97,6 +97,12 @@ class Xcsp3(Puzzle):
         return -(-self.nbytes // 1024)
 
     @property
+    def load_times(self) -> tuple[float, float]:
+        """Seconds to parse and to translate, as the last load measured them (zeros
+        before a load, and for a model read back from the cache)."""
+        return self.__dict__.get("_times", (0.0, 0.0))
+
+    @property
     def input_loaded(self) -> bool:
         return "_loaded" in self.__dict__
 
@@ -159,7 +165,7 @@ class Xcsp3(Puzzle):
         if not self.input_loaded:
             return None
         instance, model = self.__dict__["_loaded"]
-        times = self.__dict__.get("_times", (0.0, 0.0))
+        times = self.load_times
         extra = model.structure.size - len(instance.variables)
         unsupported = model.structure.unsupported
         why = f"; n/a: {unsupported}" if unsupported else ""
