@@ -92,7 +92,7 @@ class RunDiff:
                 else ""]
         return "COMPATIBLE: same settings and plugin code; " + (
             "; ".join(p for p in said if p) or "no engine changed with confidence") + (
-            f" (times normalised by the machine's drift, x{self.drift.ratio:.3g}; noise "
+            f" (machine drift x{self.drift.ratio:.3g}; changes called beyond its noise "
             f"floor ±{self.drift.tie:.1%})" if self.drift.applied else
             " (no drift correction: " + self.drift.why + ")")
 

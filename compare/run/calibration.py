@@ -10,15 +10,13 @@ most ``MAX_BETWEEN`` times, ever further apart) and at the end. The samples
 and their summary are stored in meta.json (``calibration``); a resumed run
 adds its own session's samples.
 
-Between two runs, ``drift`` reads the two calibrations. The ratio of
-their medians (B/A: how much slower B's machine was) normalises B's times.
-Like is compared with like: when both runs have a few samples taken between
+Between two runs, ``drift`` reads the two calibrations: the ratio of
+their medians (B/A: how much slower B's machine was). Like is compared with like: when both runs have a few samples taken between
 batches, only those count, as they ran beside busy workers like the tasks
 did; else the samples at the start (taken before the workers start) and
-the end, when no task runs. The noise floor (that drift
-itself plus the samples' spread, as a 95 % half-width) is the smallest
-change a comparison may call, so a change is called only when it holds
-whether or not the drift is corrected for. The samples run while workers
+the end, when no task runs. The noise floor (the
+larger of that drift and the samples' spread, as a 95 % half-width) is the
+smallest change a comparison may call; times are compared as measured. The samples run while workers
 solve (the parent cannot pause a task being timed without changing it):
 they measure the machine the tasks ran on, not any one task.
 """
@@ -153,14 +151,18 @@ class Calibration:
 class Drift:
     """How much slower run B's machine was than A's, and the smallest change worth calling.
 
-    ``applied``: both runs hold comparable calibrations, so B's times are
-    divided by ``ratio`` and changes are called only beyond ``tie`` (the
-    larger of the tie band and ``floor``); else ``why`` says what is missing.
+    ``applied``: both runs hold comparable calibrations, so changes are called
+    only beyond ``tie`` (the larger of the tie band and ``floor``); else ``why``
+    says what is missing. Times are compared as measured, not divided by the
+    drift: the parent times the workload beside busy workers, so its reading
+    follows the load on the cores as much as the machine's speed, and dividing
+    by it moved identical runs apart. What it can say honestly is how large a
+    change the machine alone may make.
     """
     applied: bool
     ratio: float = 1.0
     spread: float = 0.0         # the 95 % half-width of the ratio, as a fraction
-    floor: float = 0.0          # exp(|log ratio| + log(1 + spread)) - 1
+    floor: float = 0.0          # exp(max(|log ratio|, log(1 + spread))) - 1
     why: str = ""
     medians: tuple = field(default=(None, None))
     counts: tuple = field(default=(0, 0))
@@ -171,8 +173,8 @@ class Drift:
         return max(TIE, self.floor) if self.applied else TIE
 
     def normalised(self, times):
-        """B's times as they would have been on A's machine."""
-        return np.asarray(times, dtype=float) / self.ratio if self.applied else times
+        """B's times as compared: as measured (the drift widens the floor instead)."""
+        return times
 
     def line(self, a: str = "A", b: str = "B") -> str:
         """What was applied and the floor's size, in one line."""
@@ -182,10 +184,10 @@ class Drift:
         ms = [f"{m * 1000:.1f} ms" for m in self.medians]
         return (f"Machine drift: the calibration workload took {ms[0]} in {a} and {ms[1]} "
                 f"in {b} (medians of {self.counts[0]} and {self.counts[1]} {self.basis}), "
-                f"ratio {b}/{a} {self.ratio:.3g}: {b}'s times are divided by it; noise floor "
-                f"±{self.floor:.1%} (the drift {abs(self.ratio - 1):.1%} plus the "
-                f"calibration's spread {self.spread:.1%}): a change is called only when its "
-                f"whole interval lies beyond ±{self.tie:.1%}.")
+                f"ratio {b}/{a} {self.ratio:.3g}; times compared as measured, noise floor "
+                f"±{self.floor:.1%} (the larger of the drift {abs(self.ratio - 1):.1%} and "
+                f"the calibration's spread {self.spread:.1%}): a change is called only when "
+                f"its whole interval lies beyond ±{self.tie:.1%}.")
 
     def as_dict(self) -> dict:
         return {"applied": self.applied, "ratio": self.ratio, "spread": self.spread,
@@ -210,7 +212,7 @@ def drift(a: dict | None, b: dict | None, names: tuple[str, str] = ("A", "B")) -
     ratio = b["median_s"] / a["median_s"]
     half = Z95 * math.sqrt(sum((c.get("spread") or 0.0) ** 2 / max(1, c.get("count") or 1)
                                for c in (a, b)))
-    floor = math.exp(abs(math.log(ratio)) + half) - 1
+    floor = math.exp(max(abs(math.log(ratio)), half)) - 1
     return Drift(True, ratio, math.expm1(half), floor, medians=(a["median_s"], b["median_s"]),
                  counts=(a.get("count", 0), b.get("count", 0)), basis=basis)
 
@@ -224,10 +226,10 @@ def series_line(ratios: list[float] = (), floors: list[float] = (), bare: list[s
                 "baseline in the same run, which the machine's speed cancels out of.")
     said = []
     if ratios:
-        said.append("Machine drift: in each step, the later run's solved times are divided by "
-                    "the ratio of the two runs' calibrations (a fixed workload timed during "
-                    f"each run; here {_range(ratios, '.3g')}), and a change is called only "
-                    "beyond the noise floor (that drift plus the calibration's spread; here "
+        said.append("Machine drift: in each step, times are compared as measured and a "
+                    "change is called only beyond the noise floor: the larger of the ratio "
+                    "of the two runs' calibrations (a fixed workload timed during each run; "
+                    f"here {_range(ratios, '.3g')}) and the calibration's spread (here "
                     f"±{_range(floors, '.1%')}).")
     if bare:
         said.append(f"No drift correction for the step(s) to {', '.join(bare)}: a run holds "
