@@ -342,18 +342,20 @@ def compare_runs(a: str | Path, b: str | Path, shift_ms: float | None = None) ->
 
 
 def history(folders: Sequence[str | Path], baseline: str | None = None,
-            shift_ms: float = 1.0, relative: bool = False) -> History:
+            shift_ms: float | None = None, relative: bool = False) -> History:
     """Runs' output folders as a series, as ``report --history``: ``.table`` has each
     run's headline ratio per engine and source and the step test against the run
     before it; ``.steps`` the flagged steps; ``.runs`` the runs in commit order.
     ``relative``: steps tested on each task's time relative to the baseline's.
+    ``shift_ms`` None: each step shifted by a tenth of its engine's median time.
     One folder alone is a series of one."""
     folders = _many("folders", folders, (str, os.PathLike), PATH_TEXT, None)
     _name("baseline", baseline)
     _shift("shift_ms", shift_ms)
     runs = [RunFolder.existing(folder) for folder in folders]
     try:
-        return _history(runs, baseline, shift_ms / 1000, relative)
+        return _history(runs, baseline, None if shift_ms is None else shift_ms / 1000,
+                        relative)
     except HistoryError as err:
         raise SettingsError(str(err)) from None
 

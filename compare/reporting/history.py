@@ -210,7 +210,8 @@ def in_commit_order(runs: list[RunInfo]) -> list[RunInfo]:
 
 # ----- the series ----------------------------------------------------------------------
 def history(folders: list[RunFolder], baseline: str | None = None,
-            shift_s: float | None = paired.DEFAULT_SHIFT_S, relative: bool = False) -> History:
+            shift_s: float | None = None, relative: bool = False) -> History:
+    step_shift = shift_s        # None: each step's engine by its own times, as --compare does
     shift_s = paired.DEFAULT_SHIFT_S if shift_s is None else shift_s   # one for the series
     runs = in_commit_order([read_run(f) for f in folders])
     names = [r.name for r in runs]
@@ -237,7 +238,8 @@ def history(folders: list[RunFolder], baseline: str | None = None,
             moved = Drift(False, why="relative steps") if relative or before is None else \
                 drift(before.calibration, run.calibration, (before.name, run.name))
             if not (relative and row["engine"] == base):
-                row.update(_step(before, run, row["picks"], row["source"], shift_s,
+                row.update(_step(before, run, row["picks"], row["source"],
+                                 shift_s if relative else step_shift,
                                  base if relative else None, moved))
             rows.append(row)
         previous[series] = run
@@ -298,9 +300,11 @@ def _ratio_row(record: dict, source: str, base: str | None) -> dict:
 
 
 def _step(before: RunInfo | None, run: RunInfo, picks: tuple[str, str | None], source: str,
-          shift_s: float, relative_to: str | None = None, moved: Drift | None = None) -> dict:
+          shift_s: float | None, relative_to: str | None = None,
+          moved: Drift | None = None) -> dict:
     """This run against the one before it on the same machine, on their common tasks
-    (with ``relative_to``, on each task's time relative to that engine's in its run)."""
+    (with ``relative_to``, on each task's time relative to that engine's in its run);
+    ``shift_s`` None: a tenth of the engine's median in the earlier run, as --compare."""
     if before is None:
         return {"previous": "", "flagged": False, "step": ""}
     differences = two_runs.compatibility(before.identity, run.identity)   # paired by label
@@ -320,6 +324,8 @@ def _step(before: RunInfo | None, run: RunInfo, picks: tuple[str, str | None], s
     columns += [c for c in two_runs.WORK if c in a and c in b]
     both = a[columns].merge(b[columns], on=TASK, suffixes=("_a", "_b"))
     both = both[both["puzzle_id"].isin(same)]
+    if shift_s is None:
+        shift_s = paired.run_shift(both["total_s_a"])
     return {"previous": before.name, "common": len(both), **censored_step(both, shift_s, moved)}
 
 

@@ -192,3 +192,15 @@ def test_like_is_compared_with_like_start_and_end_when_few_samples_between():
     moved = calibration.drift(c, b)
     assert moved.basis == "samples taken between batches"
     assert math.isclose(moved.ratio, 0.020 / 0.015)
+
+
+def test_history_steps_shift_each_engine_by_its_own_times(tmp_path):
+    """A microsecond engine that doubles is a step: the step's shift is a tenth of that
+    engine's median, as --compare's, not a millisecond that would flatten the ratio."""
+    tiny = {"base": 0.005, "other": 0.005}                 # medians of about 20 us
+    a = made(tmp_path / "a", tiny, 0, 1.0)
+    b = made(tmp_path / "b", {"base": 0.005, "other": 0.010}, 1, 1.0)
+    hist = history.history([RunFolder(a), RunFolder(b)])
+    flagged = hist.steps
+    assert set(flagged["engine"]) == {"other"}, flagged[["engine", "step", "step_ratio"]]
+    assert flagged["step_ratio"].between(1.8, 2.2).all()
