@@ -333,9 +333,17 @@ def test_ctrl_c_during_a_cpsat_search_is_an_interruption_not_a_timeout():
          "queens:40", "--mode", "count", "--limit", "1000000"],
         cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)), stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True)
-    clock.sleep(3)                       # imports done, the search under way
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    try:
+        clock.sleep(3)                   # imports done, the search under way
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:                             # a failure leaves no solver running
+        if proc.poll() is None:
+            import psutil
+            for child in psutil.Process(proc.pid).children(recursive=True):
+                child.kill()
+            proc.kill()
+            proc.wait()
     assert proc.returncode == 130, err
     assert err.strip() == "interrupted" and out == ""
 
