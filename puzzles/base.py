@@ -17,6 +17,10 @@ class Puzzle(ABC):
     # The group the summary puts a whole-file puzzle in, instead of its file
     # (an XCSP3 instance's family); "" keeps the file or spec.
     family: str = ""
+    # True where the kind's rules check every constraint of the input as it was
+    # given (an XCSP3 instance's): the judge then skips the model, and a process
+    # that judges need never build or hold it.
+    rules_judge_alone: bool = False
 
     @abstractmethod
     def to_model(self, formulation: str | None = None) -> Model:

@@ -69,7 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="folder of translated instances (XCSP3 files), shared by runs and "
                         "workers (default: the user's cache folder, csp-compare/instances)")
     p.add_argument("--no-cache", action="store_true",
-                   help="parse and translate every instance file again, keeping nothing")
+                   help="parse and translate every instance file again, keeping nothing for "
+                        "later runs (the run's workers share a folder removed at its end)")
     p.add_argument("--cache-size", type=_megabytes, metavar="MB",
                    help="the instance cache's size cap; the least recently used entries "
                         "go past it (default 2048)")

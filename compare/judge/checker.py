@@ -122,6 +122,9 @@ def verify(puzzle, model, result, formulation: str | None = None,
     ``limit`` is the count mode's limit: a count above it breaks the contract
     ``count = min(#solutions, limit)``, which no later step could notice.
 
+    ``model`` None judges on the puzzle's rules alone (a kind whose rules check
+    every constraint of its input, ``rules_judge_alone``).
+
     Unsatisfiable claims cannot be disproved here (the harness compares them
     across engines); they pass when they list no solution.
     """
@@ -144,7 +147,7 @@ def verify(puzzle, model, result, formulation: str | None = None,
     if result.mode == "count" and (result.count or 0) < len(solutions):
         return False, f"count {result.count} is below the {len(solutions)} solutions listed"
     for number, solution in enumerate(solutions, start=1):
-        reason = (check_model(model, solution)
+        reason = ((check_model(model, solution) if model is not None else None)
                   or check(puzzle, puzzle.decode(solution, formulation)))
         if reason:
             prefix = f"solution {number}: " if len(solutions) > 1 else ""

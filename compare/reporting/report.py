@@ -231,7 +231,9 @@ def harness_line(run: dict) -> str:
     return (f"{run['tasks']} task runs in {run['wall_s']:.2f} s wall on {run['workers']} workers "
             f"(first result after {run.get('first_s', 0):.2f} s); task times sum to "
             f"{run['task_s']:.2f} s, /{run['workers']} = {ideal:.2f} s (wall/ideal {ratio:.2f}); "
-            f"parent CPU {run['parent_cpu_s']:.2f} s")
+            f"parent CPU {run['parent_cpu_s']:.2f} s"
+            + (f", peak memory {run['parent_peak_rss_mb']:.0f} MB"
+               if isinstance(run.get("parent_peak_rss_mb"), (int, float)) else ""))
 
 
 def headline_title(shown: str, shift: str) -> str:

@@ -20,7 +20,7 @@ from datetime import datetime, timezone
 
 from compare.executors.base import Executor
 from compare.executors.tasks import PuzzleRecord, Task
-from compare.facts import Fact
+from compare.facts import Fact, peak_rss_mb
 from compare.judge.batch import Claim, verify_many
 from compare.run.collector import collector_back, collector_quiet
 from compare.run.progress import progress_bar
@@ -298,6 +298,10 @@ def _answers(result: Result) -> tuple:
 
 
 def _model_of(claim: Claim):
+    """The model the judge checks beside the rules; None where the rules check the
+    whole input alone, so the parent never reads back a translation."""
+    if claim.puzzle.rules_judge_alone:
+        return None
     return claim.puzzle.to_model(claim.formulation)
 
 
@@ -405,7 +409,8 @@ def execute(tasks: list[Task], records: dict[str, PuzzleRecord], executor: Execu
     return {"tasks": len(tasks), "results": tally["stored"], "wrong": tally["wrong"],
             "wall_s": time.perf_counter() - started, "first_s": first or 0.0,
             "last_s": last or 0.0, "task_s": tally["task_s"],
-            "parent_cpu_s": time.process_time() - cpu, **executor.facts()}
+            "parent_cpu_s": time.process_time() - cpu, "parent_peak_rss_mb": peak_rss_mb(),
+            **executor.facts()}
 
 
 def _shout(bar, message: str) -> None:

@@ -7,7 +7,8 @@ version and the formulation, so a second run, a resumed run, another worker
 or the parent's judge reads it back instead of parsing again.
 
 An entry is one file: a magic line, the blake2b checksum of the payload, the
-payload (a pickle of what the format keeps, see its ``pack``). It is written to a temporary file beside it and renamed into
+payload (a pickle of what the format keeps). It is written to a temporary
+file beside it and renamed into
 place (``os.replace``), so two processes writing the same entry at once
 leave one whole entry, never a mix. An entry whose checksum does not match
 (a truncated or garbled file) is dropped and rebuilt. Reading an entry
@@ -15,7 +16,7 @@ touches its modification time; past the size cap the least recently used
 entries are removed. A folder that cannot be written (read-only, full)
 turns the cache off for the process, with one warning line.
 
-Where: ``COMPARE_INSTANCE_CACHE`` (a folder, or ``off``), else the user's
+Where: ``COMPARE_INSTANCE_CACHE`` (a folder, or ``off``: nothing kept anywhere), else the user's
 cache folder (``platformdirs``); the cap is ``COMPARE_INSTANCE_CACHE_MB``
 (default ``DEFAULT_MB``). The run's ``--cache``, ``--no-cache`` and
 ``--cache-size`` set these (``configure``); a reference carries the setting of the process that made
@@ -23,9 +24,11 @@ its task to the worker that loads it (``settings``).
 """
 from __future__ import annotations
 
+import atexit
 import hashlib
 import os
 import pickle
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -47,9 +50,14 @@ def default_folder() -> Path:
 
 def configure(folder: str | os.PathLike | None = None, enabled: bool = True,
               size_mb: float | None = None) -> None:
-    """Set where this process and the workers it starts keep translated instances."""
+    """Set where this process and the workers it starts keep translated instances.
+
+    Not ``enabled`` (``--no-cache``), nothing is read from an earlier run or kept
+    for a later one: the run gets a folder of its own, removed when this process
+    ends, so that its workers still hand what they loaded to the parent's judge
+    and the parent never parses an instance."""
     if not enabled:
-        os.environ[FOLDER_ENV] = OFF
+        os.environ[FOLDER_ENV] = _private_folder()
     elif folder is not None:
         os.environ[FOLDER_ENV] = os.fspath(folder)
     if size_mb is not None:
@@ -57,6 +65,14 @@ def configure(folder: str | os.PathLike | None = None, enabled: bool = True,
 
 
 _CURRENT: dict[tuple, "InstanceCache | None"] = {}
+_PRIVATE: list[str] = []
+
+
+def _private_folder() -> str:
+    if not _PRIVATE:
+        _PRIVATE.append(tempfile.mkdtemp(prefix="csp-compare-instances-"))
+        atexit.register(shutil.rmtree, _PRIVATE[0], True)
+    return _PRIVATE[0]
 
 
 def settings() -> tuple[str, str]:
@@ -110,7 +126,7 @@ class InstanceCache:
         except OSError:
             return None
         head = len(MAGIC)
-        payload = data[head + 32:]
+        payload = memoryview(data)[head + 32:]     # not a copy: entries reach 100 MB
         if (not data.startswith(MAGIC)
                 or hashlib.blake2b(payload, digest_size=32).digest() != data[head:head + 32]):
             self._warn(f"{path.name} is damaged; dropped and rebuilt")

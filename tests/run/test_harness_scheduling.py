@@ -127,3 +127,44 @@ def test_a_task_stalled_after_its_worker_last_reported_still_loses_its_queue(for
                 list(ex._collect(Pending([])))
         done = [t.puzzle_id for t, _ in ex.run(tasks, forty)]
     assert done[-1] == "forty:30"
+
+
+class _ByReference:
+    """A puzzle given by reference: its worker loads it (what ``load_input`` marks)."""
+
+    def load_input(self):
+        return 0.0, 0.0, "file"
+
+
+def test_two_workers_do_not_load_one_instance_at_once():
+    """Engine b's idle worker skips the instance engine a's worker is loading, takes
+    the next, and comes back to the first once an answer shows it is cached."""
+    from collections import deque
+
+    from compare.executors.local.pool import Worker
+
+    puzzles = {"one": _ByReference(), "two": _ByReference(), "grid": object()}
+    executor = LocalExecutor(workers=2)
+    loading = Worker(proc=None, conn=None, tokens=(None, None), lifeline=None, engine="a")
+    loading.inflight.append(Task(0, "one", "default", "a", "first", 2, 5.0, 0))
+    executor.pool.append(loading)
+    queue = deque(Task(i, pid, "default", "b", "first", 2, 5.0, 0)
+                  for i, pid in enumerate(("one", "two"), 1))
+    executor._spread_loads(queue, puzzles)
+    assert [t.puzzle_id for t in queue] == ["two", "one"]
+
+    queue = deque([Task(3, "one", "default", "b", "first", 2, 5.0, 0)])
+    executor._spread_loads(queue, puzzles)          # nothing else waits: it waits for the cache
+    assert [t.puzzle_id for t in queue] == ["one"]
+
+    executor.answered_puzzles.add("one")            # loaded once: the cache holds it
+    queue = deque(Task(i, pid, "default", "b", "first", 2, 5.0, 0)
+                  for i, pid in enumerate(("one", "two"), 4))
+    executor._spread_loads(queue, puzzles)
+    assert [t.puzzle_id for t in queue] == ["one", "two"]
+
+    loading.inflight[0] = Task(0, "grid", "alldiff", "a", "first", 2, 5.0, 0)
+    queue = deque(Task(i, pid, "alldiff", "b", "first", 2, 5.0, 0)
+                  for i, pid in enumerate(("grid", "two"), 6))
+    executor._spread_loads(queue, puzzles)          # a puzzle held in full travels as it is
+    assert [t.puzzle_id for t in queue] == ["grid", "two"]

@@ -9,6 +9,7 @@ from the cache), answers are verified, and the loading is stored per task.
 from __future__ import annotations
 
 import importlib.util
+import json
 import multiprocessing as mp
 import os
 import sqlite3
@@ -114,7 +115,11 @@ def test_configure_reaches_current(tmp_path, monkeypatch):
     instance_cache.configure(tmp_path, size_mb=10)
     cache = instance_cache.current()
     assert cache.folder == tmp_path and cache.cap_bytes == 10 << 20
-    instance_cache.configure(enabled=False)
+    instance_cache.configure(enabled=False)      # the run's own folder, gone at its end
+    private = instance_cache.current()
+    assert private.folder != tmp_path and "csp-compare-instances-" in private.folder.name
+    assert private.folder.is_dir() and not any(private.folder.iterdir())
+    monkeypatch.setenv(instance_cache.FOLDER_ENV, instance_cache.OFF)
     assert instance_cache.current() is None
 
 
@@ -178,9 +183,16 @@ def test_a_run_whose_parent_never_parses(tmp_path, cache_dir, monkeypatch):
     (folder / "Beta-1.xml").write_text(xml(
         "<extension><list> x[0] x[1] </list><supports> (0,1)(1,2) </supports></extension>"))
     (folder / "Bad-1.xml").write_text("<html><body/></html>")
+    def no_model(self, formulation=None):
+        raise AssertionError(f"the parent built the model of {self.name}")
+
     monkeypatch.setattr(kind, "_parsed", no_parsing)
+    monkeypatch.setattr(kind.Xcsp3, "to_model", no_model)    # judged on the instance alone
     out = tmp_path / "run"
     run_comparison([str(folder)], "backtracking,cpsat", repeat=1, workers=1, out=out)
+    with sqlite3.connect(out / "results.sqlite") as db:
+        runs = json.loads(db.execute("SELECT value FROM meta WHERE key = 'runs'").fetchone()[0])
+    assert 10 < runs[0]["parent_peak_rss_mb"] < 100_000     # the parent's own peak, in MB
     rows = _rows(out)
     good = [r for r in rows if r["puzzle_id"] != "Bad-1"]
     assert {r["status"] for r in good} == {"solved"} and all(r["verified"] for r in good)

@@ -128,6 +128,7 @@ class LocalExecutor(Supervisor, Executor):
         self.skip: Skip | None = None
         self.started: dict[str, int] = {}   # worker processes started per engine
         self.preparing: Preparations | None = None   # engines' one-off work, before workers
+        self.answered_puzzles: set[str] = set()      # loaded by some worker, so cached
         if engines:
             self.bind(WorkerSetup(tuple(engines), mode, limit, tuple(formulations),
                                   memory_limit))
@@ -216,6 +217,7 @@ class LocalExecutor(Supervisor, Executor):
                     continue
                 idle = [w for w in self.pool if w.engine == engine and not w.busy]
                 if idle:
+                    self._spread_loads(queue, puzzles)
                     taken = self._send(idle[0], self._chunk(queue, answered), puzzles, pending)
                 elif self._room_for(engine):
                     self.pool.append(self._start(engine))     # its warm-up takes the core
@@ -241,6 +243,30 @@ class LocalExecutor(Supervisor, Executor):
                     queue.appendleft(task)
                 return True
         return False
+
+    def _spread_loads(self, queue: deque, puzzles: dict) -> None:
+        """Put first a task whose input no other worker is loading now, if one waits.
+
+        A puzzle given by reference (an instance file) is loaded by the worker
+        that runs it, through the shared cache. Engines go through the puzzles
+        side by side, so on a cold cache two workers would parse the same file
+        at once; one of them takes the next instance instead, and finds the
+        first one in the cache when it comes to it."""
+        head = queue[0]
+        if head.repeat or not self._loading_elsewhere(head, puzzles):
+            return
+        for index, task in enumerate(islice(queue, 1, WAITING_SCAN), start=1):
+            if not task.repeat and not self._loading_elsewhere(task, puzzles):
+                del queue[index]
+                queue.appendleft(task)
+                return
+
+    def _loading_elsewhere(self, task: Task, puzzles: dict) -> bool:
+        if (not hasattr(puzzles[task.puzzle_id], "load_input")
+                or task.puzzle_id in self.answered_puzzles):
+            return False
+        return any(t.puzzle_id == task.puzzle_id for w in self.pool
+                   if w.engine != task.engine for t in w.inflight)
 
     def _send(self, w: Worker, chunk: list[Task], puzzles: dict, pending: Pending) -> int:
         """Hand ``chunk`` to ``w``; 1 when it took it (a core is now in use)."""
@@ -332,6 +358,11 @@ class LocalExecutor(Supervisor, Executor):
         return max(0.001, min(holders) + TAKE_BACK_AFTER_S - time.perf_counter())
 
     def _collect(self, pending: Pending) -> Iterator[tuple[Task, Result]]:
+        for done in self._gather(pending):
+            self.answered_puzzles.add(done[0].puzzle_id)
+            yield done
+
+    def _gather(self, pending: Pending) -> Iterator[tuple[Task, Result]]:
         busy = [w for w in self.pool if w.busy]
         waitables = [w.proc.sentinel for w in busy] + [w.conn for w in busy]
         waitables += self.preparing.waitables()

@@ -15,6 +15,17 @@ so a file is parsed once across runs, workers and ``--resume``. A process
 holds the last ``HELD`` instances it loaded; an older one is let go and read
 back from the cache when needed again. ``load_file`` loads at once, without
 the cache (``solve FILE``, the ``xcsp3:FILE`` spec).
+
+The parent judges answers on the instance alone (``rules_judge_alone``): the
+judge's rules check every constraint as the file states it, so the
+translation, as large again as the instance, is never read back there. The
+instance and the model are two cache entries for that reason (they share no
+rows: pickled together they were the sum of the two), and the parent holds
+one instance at a time, read while its answers are judged. Entries are the
+objects pickled as they are: the translation shares one tuple of rows between
+the tables of one relation and pickle writes a shared object once (measured
+on WordSquare-hak-11, 242 tables and 24 million rows: 57 MB read back in
+0.5 s, where one numpy array per table was 433 MB and 26 s).
 A file with one of these extensions is read as XCSP3 without a spec: the
 format registers its extensions with the loader (``puzzles.formats.registry``).
 """
@@ -45,6 +56,7 @@ __all__ = ["EXTENSIONS", "Xcsp3", "load_entries", "load_file", "reference"]
 
 HELD = 2          # loaded instances a process keeps in memory (tasks come per instance)
 _HELD: list["Xcsp3"] = []
+_READ: list["Xcsp3"] = []     # the one instance read without its model (the parent's judge)
 _TRANSLATOR = ("reader", "screen", "model", "automata", "builder", "terms", "limits")
 
 
@@ -75,6 +87,7 @@ class Xcsp3(Puzzle):
 
     kind = "xcsp3"
     formulations = ("default",)
+    rules_judge_alone = True      # the judge reads the instance, never the translation
 
     def __repr__(self) -> str:         # the resume check hashes this: the file's content
         return f"Xcsp3({self.name!r}, {self.digest})"
@@ -108,6 +121,19 @@ class Xcsp3(Puzzle):
 
     @property
     def instance(self) -> Instance:
+        """The parsed instance; where nothing is loaded, read alone from the cache."""
+        if not self.input_loaded:
+            read = self.__dict__.get("_instance")
+            if read is not None:
+                return read
+            cache = instance_cache.current(self.__dict__.get("_cache"))
+            read = cache.get(self._key("instance")) if cache is not None else None
+            if read is not None:
+                object.__setattr__(self, "_instance", read)
+                _READ.append(self)
+                while len(_READ) > 1:
+                    _READ.pop(0).__dict__.pop("_instance", None)
+                return read
         return self._input()[0]
 
     @property
@@ -125,19 +151,27 @@ class Xcsp3(Puzzle):
         if self.input_loaded:
             return 0.0, 0.0, "memory"
         cache = instance_cache.current(self.__dict__.get("_cache"))
-        key = f"xcsp3/{self.digest}/{translator_version()}/default"
         start = time.perf_counter()
-        packed = cache.get(key) if cache is not None else None
-        if packed is not None:
-            loaded, translate_s, source = unpack(packed), 0.0, "cache"
-            parse_s = time.perf_counter() - start     # reading the entry stands for parsing
+        instance = model = None
+        if cache is not None:
+            model = cache.get(self._key("model"))
+            instance = cache.get(self._key("instance")) if model is not None else None
+        if instance is not None:
+            translate_s, source = 0.0, "cache"
+            parse_s = time.perf_counter() - start     # reading the entries stands for parsing
         else:
             instance, model, parse_s, translate_s = _parsed(self.path)
-            loaded, source = (instance, model), "file"
-            if cache is not None:
-                cache.put(key, pack(instance, model))
-        self._hold(loaded)
+            source = "file"
+            if cache is not None:     # the instance first: a model entry means both are there
+                cache.put(self._key("instance"), instance) and cache.put(
+                    self._key("model"), model)
+        self.__dict__.pop("_instance", None)
+        self._hold((instance, model))
         return parse_s, translate_s, source
+
+    def _key(self, part: str) -> str:
+        """The cache's key of the instance's ``part`` (``instance`` or ``model``)."""
+        return f"xcsp3/{self.digest}/{translator_version()}/default/{part}"
 
     def _hold(self, loaded: tuple) -> None:
         object.__setattr__(self, "_loaded", loaded)
@@ -181,24 +215,6 @@ def _parsed(path: str) -> tuple[Instance, Model, float, float]:
     parsed = time.perf_counter()
     model = translate(instance)
     return instance, model, parsed - start, time.perf_counter() - parsed
-
-
-# ----- the cache's form ----------------------------------------------------------------------
-def pack(instance: Instance, model: Model) -> tuple:
-    """What the cache keeps: the instance and the model as they are, pickled.
-
-    The translation shares one tuple of rows between the tables of one
-    relation, and pickle writes a shared object once; measured on
-    WordSquare-hak-11 (242 tables, 24 million rows), this is 57 MB read back
-    in 0.5 s, where one numpy array per table was 433 MB and 26 s (arrays
-    lose the sharing, and engines want the rows as tuples again).
-    """
-    return (1, instance, model)
-
-
-def unpack(packed: tuple) -> tuple[Instance, Model]:
-    _, instance, model = packed
-    return instance, model
 
 
 # ----- loading ------------------------------------------------------------------------------

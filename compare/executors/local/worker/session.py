@@ -20,7 +20,6 @@ import gc
 import os
 import resource
 import socket
-import sys
 import time
 import traceback
 from contextlib import contextmanager, nullcontext
@@ -32,6 +31,7 @@ import engines
 from compare.executors.local.processes import end_leftovers
 from compare.executors.local.worker.boundary import checked_result
 from compare.executors.tasks import Task
+from compare.facts import peak_rss_mb
 from compare.plugins import load_plugins
 from engines import Result, Status, describe
 from puzzles.kinds.generator import warmup_puzzles
@@ -90,11 +90,7 @@ class Meter:
     def stop(self) -> tuple[float, float]:
         """``(cpu_s, peak_rss_mb)`` since ``start``."""
         cpu = time.process_time() - self._cpu
-        return cpu, _maxrss_mb(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
-
-
-def _maxrss_mb(value: int) -> float:
-    return value / (1024 * 1024) if sys.platform == "darwin" else value / 1024
+        return cpu, peak_rss_mb()
 
 
 def rss_mb(process: "psutil.Process | int | None" = None) -> float | None:
