@@ -48,11 +48,64 @@ class Table:
     tuples: tuple[tuple[int, ...], ...]
 
 
-Constraint = Union[AllDifferent, Linear, NotEqualOffset, Table]
+@dataclass(frozen=True)
+class ReifiedLinear:
+    """``literal = 1`` exactly when ``sum(coeffs[i] * vars[i]) <op> rhs`` holds; with
+    ``implied``, ``literal = 1`` only implies it. ``literal`` is a 0/1 variable.
+
+    FlatZinc's ``_reif`` and ``_imp`` forms of every integer and Boolean comparison.
+    A kind of its own, not a field of ``Linear``: an engine that knows only
+    ``Linear`` must answer n/a, never drop the literal and solve another problem.
+    """
+    coeffs: tuple[int, ...]
+    vars: tuple[int, ...]
+    op: str
+    rhs: int
+    literal: int
+    implied: bool = False
+
+
+@dataclass(frozen=True)
+class Clause:
+    """Some variable of ``positive`` is 1 or some variable of ``negative`` is 0; every
+    variable named is 0/1. The Boolean core: clauses, and/or, implications."""
+    positive: tuple[int, ...]
+    negative: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Element:
+    """``value = vars[index - base]``: a variable picked from an array of variables by
+    a variable (an array of constants is a two-column ``Table`` instead)."""
+    index: int
+    vars: tuple[int, ...]
+    value: int
+    base: int = 1
+
+
+@dataclass(frozen=True)
+class Arith:
+    """``result = op(args)``: ``times``, ``div``, ``mod`` and ``pow`` of two arguments,
+    ``abs`` of one, ``min`` and ``max`` of one or more.
+
+    ``div`` truncates toward zero and ``mod`` takes the dividend's sign (MiniZinc
+    and XCSP3 both); a zero divisor and a negative exponent have no value, so the
+    constraint fails there.
+    """
+    op: str
+    args: tuple[int, ...]
+    result: int
+
+
+Constraint = Union[AllDifferent, Linear, NotEqualOffset, Table, ReifiedLinear, Clause,
+                   Element, Arith]
 # The one operator table: engines translate through it; the checker keeps its own.
 OPERATORS: dict[str, Callable[[object, object], object]] = {
     "==": operator.eq, "!=": operator.ne, "<=": operator.le, ">=": operator.ge}
 LINEAR_OPS = tuple(OPERATORS)
+# Arith's operations and how many arguments each takes (None: one or more).
+ARITH_ARITY: dict[str, int | None] = {"times": 2, "div": 2, "mod": 2, "pow": 2, "abs": 1,
+                                      "min": None, "max": None}
 
 
 class ModelError(ValueError):
@@ -82,6 +135,10 @@ class Structure:
             for v in constraint_vars(con):
                 if not 0 <= v < n:
                     raise ModelError(f"constraint {con!r} names unknown variable {v}")
+            if isinstance(con, Arith):
+                wanted = ARITH_ARITY.get(con.op, -1)
+                if wanted == -1 or (len(con.args) != wanted if wanted else not con.args):
+                    raise ModelError(f"Arith {con.op!r} with {len(con.args)} argument(s)")
 
     @property
     def size(self) -> int:
@@ -102,7 +159,7 @@ class Structure:
         before it translates anything. Computed once per structure."""
         largest = max((max(-min(d), max(d)) for d in self.domains if d), default=0)
         for con in self.constraints:
-            if isinstance(con, Linear):
+            if isinstance(con, (Linear, ReifiedLinear)):
                 largest = max(largest, abs(con.rhs), *map(abs, con.coeffs))
             elif isinstance(con, NotEqualOffset):
                 largest = max(largest, abs(con.c))
@@ -135,6 +192,14 @@ def constraint_vars(con: Constraint) -> tuple[int, ...]:
     """The variables a constraint mentions, whatever its kind."""
     if isinstance(con, NotEqualOffset):
         return (con.x, con.y)
+    if isinstance(con, ReifiedLinear):
+        return (*con.vars, con.literal)
+    if isinstance(con, Clause):
+        return (*con.positive, *con.negative)
+    if isinstance(con, Element):
+        return (con.index, *con.vars, con.value)
+    if isinstance(con, Arith):
+        return (*con.args, con.result)
     return con.vars
 
 

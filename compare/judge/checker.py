@@ -24,7 +24,16 @@ from compare.judge.rulebook import rules_for, whole_numbers
 from compare.judge.rules import BUILTIN  # noqa: F401  (registers the built-in judges)
 from compare.judge.verdict import UNANSWERED
 from engines import ANSWERED, Status, status_word
-from puzzles.model import AllDifferent, Linear, NotEqualOffset, Table
+from puzzles.model import (
+    AllDifferent,
+    Arith,
+    Clause,
+    Element,
+    Linear,
+    NotEqualOffset,
+    ReifiedLinear,
+    Table,
+)
 
 NO_ANSWER = tuple(str(s) for s in Status if s not in ANSWERED)
 SOLVED, UNSAT = Status.SOLVED.value, Status.UNSAT.value    # the statuses judged here
@@ -105,13 +114,83 @@ def _table(con: Table, values, names) -> str | None:
     return f"{_few(con.vars, names)} = {row} is not an allowed tuple"
 
 
+def _reified_linear(con: ReifiedLinear, values, names) -> str | None:
+    test = _OPS.get(con.op)
+    if test is None:
+        return f"reified linear constraint with unknown operator {con.op!r}"
+    literal = values[con.literal]
+    if literal not in (0, 1):
+        return f"{names[con.literal]} = {literal} is not 0 or 1 (a reification literal)"
+    total = sum(k * values[v] for k, v in zip(con.coeffs, con.vars))
+    holds = test(total, con.rhs)
+    if holds == bool(literal) or (con.implied and not literal):
+        return None
+    what = "implies" if con.implied else "is equivalent to"
+    return (f"{names[con.literal]} = {literal} {what} sum over {_few(con.vars, names)} "
+            f"{con.op} {con.rhs}, but the sum is {total}")
+
+
+def _clause(con: Clause, values, names) -> str | None:
+    every = (*con.positive, *con.negative)
+    odd = [v for v in every if values[v] not in (0, 1)]
+    if odd:
+        return f"{names[odd[0]]} = {values[odd[0]]} is not 0 or 1 (in a clause)"
+    if any(values[v] == 1 for v in con.positive) or any(values[v] == 0 for v in con.negative):
+        return None
+    return f"clause over {_few(every, names)} has no true literal"
+
+
+def _element(con: Element, values, names) -> str | None:
+    position = values[con.index] - con.base
+    if not 0 <= position < len(con.vars):
+        return f"{names[con.index]} = {values[con.index]} indexes past the element's array"
+    picked = values[con.vars[position]]
+    if picked == values[con.value]:
+        return None
+    return (f"{names[con.value]} = {values[con.value]}, but the element at "
+            f"{names[con.index]} = {values[con.index]} is {picked}")
+
+
+def _toward_zero(a: int, b: int) -> int:
+    quotient = abs(a) // abs(b)
+    return quotient if (a >= 0) == (b > 0) else -quotient
+
+
+_ARITH = {
+    "times": lambda a: a[0] * a[1],
+    "div": lambda a: _toward_zero(a[0], a[1]) if a[1] else None,
+    "mod": lambda a: a[0] - a[1] * _toward_zero(a[0], a[1]) if a[1] else None,
+    "pow": lambda a: a[0] ** a[1] if a[1] >= 0 else None,
+    "abs": lambda a: abs(a[0]) if len(a) == 1 else None,
+    "min": lambda a: min(a) if a else None,
+    "max": lambda a: max(a) if a else None,
+}
+
+
+def _arith(con: Arith, values, names) -> str | None:
+    compute = _ARITH.get(con.op)
+    if compute is None:
+        return f"arithmetic constraint with unknown operation {con.op!r}"
+    args = [values[v] for v in con.args]
+    if con.op == "pow" and len(args) == 2 and args[1] > 64 and abs(args[0]) > 1:
+        expected = None                      # beyond any domain: never computed
+    else:
+        expected = compute(args) if len(args) == 2 or con.op in ("abs", "min", "max") else None
+    if expected is not None and expected == values[con.result]:
+        return None
+    shown = "no value" if expected is None else str(expected)
+    return (f"{names[con.result]} = {values[con.result]}, but {con.op} of "
+            f"{_few(con.args, names)} = {tuple(args)} is {shown}")
+
+
 def _few(variables, names, most: int = 4) -> str:
     shown = ", ".join(names[v] for v in variables[:most])
     return shown + (", ..." if len(variables) > most else "")
 
 
 _JUDGES = {AllDifferent: _all_different, Linear: _linear,
-           NotEqualOffset: _not_equal_offset, Table: _table}
+           NotEqualOffset: _not_equal_offset, Table: _table,
+           ReifiedLinear: _reified_linear, Clause: _clause, Element: _element, Arith: _arith}
 
 
 # ----- engine results ------------------------------------------------------------
