@@ -13,3 +13,13 @@ class PuzzleInputError(ValueError):
         self.source, self.line, self.message = source, line, message
         where = source if line is None else f"{source}, line {line}"
         super().__init__(f"{where}: {message}")
+
+
+class PuzzleSyntaxError(PuzzleInputError):
+    """Bad input located to a column too: ``str(err)`` is ``FILE:LINE:COL: what``, the
+    form compilers print, so an editor can jump to it. ``column`` is 1-based."""
+
+    def __init__(self, source: str, line: int, column: int, message: str):
+        super().__init__(source, line, message)
+        self.column = column
+        self.args = (f"{source}:{line}:{column}: {message}",)
