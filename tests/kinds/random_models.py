@@ -11,6 +11,7 @@ import itertools
 import random
 
 from puzzles.model import (
+    AllDifferent,
     Arith,
     Clause,
     Element,
@@ -18,6 +19,7 @@ from puzzles.model import (
     Model,
     ReifiedLinear,
     Structure,
+    Table,
 )
 
 MOST_VARIABLES = 6
@@ -60,6 +62,10 @@ def _holds(con, v) -> bool:
         if con.op == "abs":
             return abs(a[0]) == r
         return (min(a) if con.op == "min" else max(a)) == r
+    if isinstance(con, Table):
+        return tuple(v[x] for x in con.vars) in con.tuples
+    if isinstance(con, AllDifferent):
+        return len({v[x] for x in con.vars}) == len(con.vars)
     raise TypeError(type(con).__name__)
 
 
