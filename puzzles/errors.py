@@ -23,3 +23,6 @@ class PuzzleSyntaxError(PuzzleInputError):
         super().__init__(source, line, message)
         self.column = column
         self.args = (f"{source}:{line}:{column}: {message}",)
+
+    def __reduce__(self):            # pickled whole, so a worker can send it back
+        return type(self), (self.source, self.line, self.column, self.message)
