@@ -95,6 +95,12 @@ class TemplateEngine(Engine):
         return super().available()
 
     @classmethod
+    def unavailable_reason(cls) -> str:
+        """Optional. One line on why ``available`` is False, shown by ``engines``; an
+        engine running an executable answers ``engines.external.missing_reason(...)``."""
+        return super().unavailable_reason()
+
+    @classmethod
     def version(cls) -> str:
         """Optional. The version stored with every result; the default is the
         installed version of ``library`` ("builtin" for "")."""

@@ -27,6 +27,7 @@ from engines.contract import (
     status_word,
 )
 from engines.spec import EngineOptionError, EngineSpec
+from engines.support.lifetime import describe_exit, libc_prctl, set_parent_death_signal
 
 # name -> "module:Class"; third-party engines may be added with register().
 _REGISTRY: dict[str, str] = {
@@ -106,6 +107,8 @@ def installed() -> dict[str, dict]:
                            "constraints": sorted(k.__name__ for k in cls.constraint_kinds)}
             for key, value in (cls.details() if ok else {}).items():
                 table[name].setdefault(key, value)
+            if not ok and cls.unavailable_reason():
+                table[name]["error"] = cls.unavailable_reason()
         except ImportError as exc:
             table[name] = {"available": False, "version": "", "modes": [],
                            "constraints": [], "error": str(exc)}
@@ -139,4 +142,5 @@ __all__ = ["ANSWERED", "ANSWERED_WORDS", "FAILED", "FAILED_WORDS", "MODES", "Eng
            "EngineOptionError", "EngineSpec", "Outcome", "Result", "Status",
            "Unsupported", "UnknownEngine", "register", "names", "engine_class",
            "get_engine", "installed", "solution_counter", "default_specs",
-           "baseline_preferred", "describe", "status_word"]
+           "baseline_preferred", "describe", "status_word", "describe_exit", "libc_prctl",
+           "set_parent_death_signal"]

@@ -63,6 +63,13 @@ class Engine:
         return True
 
     @classmethod
+    def unavailable_reason(cls) -> str:
+        """Why ``available`` is False, in one line, for the engines listing; "" when
+        there is nothing to add (an engine running an executable says which is missing:
+        ``engines.external.missing_reason``)."""
+        return ""
+
+    @classmethod
     def version(cls) -> str:
         return library_version(cls.library)
 

@@ -17,7 +17,6 @@ local one.
 """
 from __future__ import annotations
 
-import ctypes
 import multiprocessing as mp
 import os
 import pickle
@@ -28,10 +27,9 @@ from contextlib import contextmanager, nullcontext
 from multiprocessing import forkserver
 from multiprocessing.connection import wait
 
-from engines import describe
+from engines import describe, describe_exit, libc_prctl, set_parent_death_signal
 
 PARENT_ENV = "CSP_COMPARE_HARNESS_PID"   # set while the harness starts a process
-PR_SET_PDEATHSIG = 1
 BASE_MODULES = ("engines", "compare.executors.local.worker.transport", "puzzles.kinds.sudoku")
 
 
@@ -180,13 +178,10 @@ def adopt_orphans() -> bool:
     init, out of reach; under a subreaper it comes back to this process,
     where ``end_leftovers`` finds it.
     """
-    if not sys.platform.startswith("linux"):
+    prctl = libc_prctl()
+    if prctl is None:
         return False
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        _REAPER["on"] = libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
-    except (OSError, AttributeError):
-        return False
+    _REAPER["on"] = prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
     return _REAPER["on"]
 
 
@@ -326,18 +321,6 @@ def _apart_main(conn, function, args) -> None:
                                          f"({describe(outcome[1])}: {describe(exc)})")))
 
 
-def describe_exit(code) -> str:
-    """A process's exit code in words: ``exit code 3``, ``signal SIGKILL``."""
-    if code is None:
-        return "no exit code"
-    if code < 0:
-        try:
-            return f"signal {signal.Signals(-code).name}"
-        except ValueError:
-            return f"signal {-code}"
-    return f"exit code {code}"
-
-
 # ----- never outlive the parent ---------------------------------------------------------
 def die_with_parent(lifeline=None) -> None:
     """Make sure this process ends when the process that started it does.
@@ -359,17 +342,6 @@ def die_with_parent(lifeline=None) -> None:
     if lifeline is not None:
         threading.Thread(target=_watch_lifeline, args=(lifeline,), name="lifeline",
                          daemon=True).start()
-
-
-def set_parent_death_signal() -> bool:
-    """``prctl(PR_SET_PDEATHSIG, SIGKILL)`` on Linux; False where unavailable."""
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
-    except (OSError, AttributeError):
-        return False
 
 
 def _watch_lifeline(lifeline) -> None:
