@@ -31,9 +31,13 @@ from engines.support.lexprobe import SearchTimeout, lexfirst_by_probes
 from puzzles.model import (
     OPERATORS,
     AllDifferent,
+    Arith,
+    Clause,
+    Element,
     Linear,
     Model,
     NotEqualOffset,
+    ReifiedLinear,
     Table,
     merged_terms,
 )
@@ -126,9 +130,82 @@ def _table(con: Table) -> Piece:
     return Piece(con.vars, lambda: constraint.FunctionConstraint(holds), holds)
 
 
+def _function(variables, test: Callable[[dict], bool]) -> Piece:
+    """A ``FunctionConstraint`` over ``variables`` named once each (the library
+    reads its arguments by position); ``test`` sees each variable's value by name.
+    The library forward checks it when one variable is left open."""
+    distinct = tuple(dict.fromkeys(variables))
+
+    def holds(*values):
+        return test(dict(zip(distinct, values)))
+    return Piece(distinct, lambda: constraint.FunctionConstraint(holds), holds)
+
+
+def _reified_linear(con: ReifiedLinear) -> Piece:
+    """The literal is 0/1 and equals the Linear's truth (with ``implied``: 0, or the Linear
+    holds). No library constraint carries a literal, so a function."""
+    lin = merged_terms(Linear(con.coeffs, con.vars, con.op, con.rhs))
+    terms, compare, rhs = tuple(zip(lin.coeffs, lin.vars)), OPERATORS[lin.op], lin.rhs
+    literal, implied = con.literal, con.implied
+
+    def test(value):
+        b = value[literal]
+        if b not in (0, 1):
+            return False
+        inner = compare(sum(a * value[v] for a, v in terms), rhs)
+        return inner == bool(b) or (implied and not b)
+    return _function((*lin.vars, literal), test)
+
+
+def _clause(con: Clause) -> Piece:
+    positive, negative = con.positive, con.negative
+
+    def test(value):
+        return all(x in (0, 1) for x in value.values()) and (
+            any(value[v] == 1 for v in positive) or any(value[v] == 0 for v in negative))
+    return _function((*positive, *negative), test)
+
+
+def _element(con: Element) -> Piece:
+    index, entries, picked, base = con.index, con.vars, con.value, con.base
+
+    def test(value):
+        i = value[index] - base
+        return 0 <= i < len(entries) and value[entries[i]] == value[picked]
+    return _function((index, *entries, picked), test)
+
+
+def _toward_zero(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+def _power(a: int, b: int) -> int | None:
+    """No value for a negative exponent, nor past the 64th power of a base other than
+    -1, 0, 1 (beyond any domain; the checker reads it the same way)."""
+    return None if b < 0 or (b > 64 and abs(a) > 1) else a ** b
+
+
+# Arith's operations: None where the operation has no value (the constraint fails).
+_ARITH = {"times": lambda a: a[0] * a[1],
+          "div": lambda a: _toward_zero(*a) if a[1] else None,
+          "mod": lambda a: a[0] - a[1] * _toward_zero(*a) if a[1] else None,
+          "pow": lambda a: _power(*a), "abs": lambda a: abs(a[0]), "min": min, "max": max}
+
+
+def _arith(con: Arith) -> Piece:
+    args, result, compute = con.args, con.result, _ARITH[con.op]
+
+    def test(value):
+        r = compute([value[v] for v in args])
+        return r is not None and r == value[result]
+    return _function((*args, result), test)
+
+
 # One entry per constraint kind.
 _TRANSLATE = {AllDifferent: _all_different, Linear: _linear,
-              NotEqualOffset: _not_equal_offset, Table: _table}
+              NotEqualOffset: _not_equal_offset, Table: _table,
+              ReifiedLinear: _reified_linear, Clause: _clause, Element: _element, Arith: _arith}
 
 
 @dataclass

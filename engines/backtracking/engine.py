@@ -15,7 +15,18 @@ from engines.backtracking.report import Goal, Report
 from engines.backtracking.shape import shape_for
 from engines.base import Engine
 from engines.contract import Outcome, Status
-from puzzles.model import AllDifferent, Linear, Model, ModelError, NotEqualOffset, Table
+from puzzles.model import (
+    AllDifferent,
+    Arith,
+    Clause,
+    Element,
+    Linear,
+    Model,
+    ModelError,
+    NotEqualOffset,
+    ReifiedLinear,
+    Table,
+)
 
 # variant -> (search on AllDifferent-only shapes, search on the others)
 SEARCHES = {
@@ -52,7 +63,8 @@ class Translated:
 class BacktrackingEngine(Engine):
     name = "backtracking"
     library = ""
-    constraint_kinds = frozenset({AllDifferent, Linear, NotEqualOffset, Table})
+    constraint_kinds = frozenset({AllDifferent, Linear, NotEqualOffset, Table, ReifiedLinear,
+                                  Clause, Element, Arith})
     option_defaults = {"variant": "fast", "kernel": "python"}
     option_choices = {"variant": VARIANTS, "kernel": KERNELS}
     baseline_preferred = True          # the engine under study: the others are measured on it

@@ -1,4 +1,4 @@
-"""The general path: models with a Linear, NotEqualOffset or Table constraint.
+"""The general path: models with any constraint besides AllDifferent.
 
 AllDifferent-only models (every Sudoku ``alldiff`` grid) keep the big-int
 path of ``..fast`` and ``..seed``; this path trades that speed for any mix of

@@ -4,20 +4,30 @@ Values, bit indexes, AllDifferent groups and the structural UNSAT reasons
 come from the shape (``..shape``), as on the AllDifferent path. Here the
 other constraints get one reading of every corner case, so neither search
 has to care: each constraint keeps distinct variables and no dead terms, and
-a constraint over no variable is decided now.
+a constraint over no variable is decided now. ReifiedLinear, Clause, Element
+and Arith become ``forward.Relation``s (one module per kind reads them).
 """
 from __future__ import annotations
 
+from engines.backtracking.python.general import arith, element, reified
 from engines.backtracking.shape import Shape, shape_for
 from puzzles.model import (
     OPERATORS,
     AllDifferent,
+    Arith,
+    Clause,
+    Element,
     Linear,
     NotEqualOffset,
+    ReifiedLinear,
     Structure,
     Table,
     merged_terms,
 )
+
+# The kinds read into a ``forward.Relation``, and the reading of each.
+RELATIONS = {ReifiedLinear: reified.reified_linear, Clause: reified.clause,
+             Element: element.element, Arith: arith.arith}
 
 
 def normalise(structure: Structure) -> tuple[list, str]:
@@ -41,6 +51,12 @@ def normalise(structure: Structure) -> tuple[list, str]:
                 kept.append(lin)
             elif not OPERATORS[lin.op](0, lin.rhs):
                 return [], f"Linear with no variable left: 0 {lin.op} {lin.rhs} is false"
+        elif type(con) in RELATIONS:
+            rel = RELATIONS[type(con)](con)
+            if rel.vars:
+                kept.append(rel)
+            elif not rel.holds([]):
+                return [], f"{rel.kind} over no variable is false"
         else:
             table = _distinct_positions(con)
             if table.vars:

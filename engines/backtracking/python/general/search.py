@@ -6,7 +6,8 @@ so the lowest bit is the least value and AllDifferent groups compare domains
 with plain bit operations.
 
 ``fast`` propagates after every assignment, one module per constraint kind
-(``alldifferent``, ``not_equal_offset``, ``linear``, ``table``). Every
+(``alldifferent``, ``not_equal_offset``, ``linear``, ``table``, and through
+``forward`` ``reified``, ``element`` and ``arith``). Every
 constraint is revised after any change to one of its variables (except by
 itself: each reviser runs to its own fixpoint), so when every variable is
 fixed every constraint has been checked on the final values, and the search
@@ -22,7 +23,8 @@ every constraint is still satisfiable *given the assigned variables alone*,
 the unassigned ones keeping their whole domains (AllDifferent and
 NotEqualOffset: no clash with an assigned variable; Linear: the assigned
 part plus the unassigned terms' base bounds can still meet the operator;
-Table: some tuple agrees with every assigned position). Nothing is ever
+Table: some tuple agrees with every assigned position; ReifiedLinear, Clause,
+Element and Arith: their test passes once their last variable is placed). Nothing is ever
 removed from a domain ahead of its turn, so on a Sudoku ``pairwise`` model it
 makes the reference's choices; on ``onehot`` it is as hopeless as the
 reference is on hard grids, which is what a baseline is for.
@@ -33,8 +35,15 @@ shape (``Shape.derived``); a puzzle only brings its start domains.
 """
 from __future__ import annotations
 
-from engines.backtracking.python.general import alldifferent, linear, not_equal_offset, table
+from engines.backtracking.python.general import (
+    alldifferent,
+    forward,
+    linear,
+    not_equal_offset,
+    table,
+)
 from engines.backtracking.python.general.compile import Compiled
+from engines.backtracking.python.general.forward import Relation
 from engines.backtracking.python.general.linear import feasible
 from engines.backtracking.report import Goal, Report
 from engines.backtracking.shape import is_permutation, union_of
@@ -88,7 +97,10 @@ class FastSearch(_GeneralSearch):
         self.neq = not_equal_offset.arcs(constraints, n)
         rest = [con for con in constraints if not isinstance(con, NotEqualOffset)]
         for con in rest:                        # one-variable ones narrow the base first
-            if len(con.vars) == 1:
+            if isinstance(con, Relation):
+                for v, allowed in forward.narrowings(con):
+                    base[v] &= shape.bits_where(v, allowed)
+            elif len(con.vars) == 1:
                 kind = linear if isinstance(con, Linear) else table
                 base[con.vars[0]] &= kind.narrow(shape, con)
         self.unsat = next((f"variable {shape.structure.variables[v]} has no value its "
@@ -100,8 +112,7 @@ class FastSearch(_GeneralSearch):
         self.watch: list[list[int]] = [[] for _ in range(n)]
         for con in rest:
             if len(con.vars) > 1:
-                self._watch(con.vars, linear.propagator(con, base, shape)
-                            if isinstance(con, Linear) else table.propagator(con, shape))
+                self._watch(con.vars, self._reviser(con, base))
         for group in shape.groups:
             if is_permutation(group, base):
                 self._watch(group, alldifferent.hidden_singles(group, union_of(group, base)))
@@ -110,6 +121,13 @@ class FastSearch(_GeneralSearch):
         degree = [len(self.watch[v]) + len(self.peers[v]) + len(self.neq[v])
                   for v in range(n)]
         self.order = sorted(range(n), key=lambda v: -degree[v])   # MRV ties: degree, index
+
+    def _reviser(self, con, base):
+        if isinstance(con, Relation):
+            return forward.propagator(con, base, self.shape)
+        if isinstance(con, Linear):
+            return linear.propagator(con, base, self.shape)
+        return table.propagator(con, self.shape)
 
     def _watch(self, vars_, reviser) -> None:
         c = len(self.revisers)
@@ -257,6 +275,11 @@ class SeedSearch(_GeneralSearch):
             self.table_bits.append(table.table_bits(shape, tab.vars, tab.tuples))
             for pos, v in enumerate(tab.vars):
                 self.tab_of[v].append((t, self.table_bits[t][1][pos]))
+        self.relations = [c for c in constraints if isinstance(c, Relation)]
+        self.rel_of = [[] for _ in range(n)]
+        for r, rel in enumerate(self.relations):
+            for v in rel.vars:
+                self.rel_of[v].append(r)
 
     def search(self, doms: list[int], lex: bool, limit: int, keep: int,
                deadline: float | None) -> Report:
@@ -284,7 +307,8 @@ class SeedSearch(_GeneralSearch):
         used = [0] * self.ngroups
         alive = [every for every, _ in self.table_bits]
         assigned: list = [None] * n
-        state = (assigned, used, lo, hi, alive, terms_of)
+        left = [len(rel.vars) for rel in self.relations]    # each relation's open variables
+        state = (assigned, used, lo, hi, alive, terms_of, left)
         for v, d in enumerate(doms):   # givens: checked against each other, then fixed
             if not d & (d - 1):
                 if not self._fits(v, d.bit_length() - 1, state):
@@ -332,7 +356,7 @@ class SeedSearch(_GeneralSearch):
         return -1
 
     def _fits(self, var: int, k: int, state) -> bool:
-        assigned, used, lo, hi, alive, terms_of = state
+        assigned, used, lo, hi, alive, terms_of, left = state
         bit, x = 1 << k, self.shape.values[k]
         for g in self.group_of[var]:
             if used[g] & bit:
@@ -348,11 +372,16 @@ class SeedSearch(_GeneralSearch):
         for t, row in self.tab_of[var]:
             if not alive[t] & row[k]:
                 return False
+        for r in self.rel_of[var]:
+            if left[r] == 1:                   # ``var`` is the relation's last one
+                rel, values = self.relations[r], self.shape.values
+                if not rel.holds([x if u == var else values[assigned[u]] for u in rel.vars]):
+                    return False
         return True
 
     def _place(self, var: int, k: int, state) -> list[int]:
         """Fix ``var`` to value index ``k``; the tables' alive rows before, for undoing."""
-        assigned, used, lo, hi, alive, terms_of = state
+        assigned, used, lo, hi, alive, terms_of, left = state
         assigned[var] = k
         bit, x = 1 << k, self.shape.values[k]
         for g in self.group_of[var]:
@@ -360,6 +389,8 @@ class SeedSearch(_GeneralSearch):
         for c, a, t0, t1 in terms_of[var]:
             lo[c] += a * x - t0
             hi[c] += a * x - t1
+        for r in self.rel_of[var]:
+            left[r] -= 1
         before = []
         for t, row in self.tab_of[var]:
             before.append(alive[t])
@@ -367,8 +398,10 @@ class SeedSearch(_GeneralSearch):
         return before
 
     def _unplace(self, var: int, k: int, before: list[int], state) -> None:
-        assigned, used, lo, hi, alive, terms_of = state
+        assigned, used, lo, hi, alive, terms_of, left = state
         assigned[var] = None
+        for r in self.rel_of[var]:
+            left[r] += 1
         bit, x = 1 << k, self.shape.values[k]
         for g in self.group_of[var]:
             used[g] ^= bit
