@@ -180,7 +180,10 @@ def run_solver(argv: list[str], *, timeout_s: float, memory_mb: float | None = N
     """
     if not argv:
         raise ValueError("run_solver needs a command")
-    argv = [find_executable(argv[0]), *argv[1:]]
+    program = argv[0]
+    if cwd is not None and os.sep in program and not os.path.isabs(program):
+        program = os.path.join(cwd, program)       # where the child will look for it
+    argv = [find_executable(program), *argv[1:]]
     with sigterm_raises():
         try:
             return _run(argv, timeout_s, memory_mb, cwd, env, stdin, limit_address_space,

@@ -127,6 +127,7 @@ def test_a_missing_executable_says_why_in_one_line(tmp_path):
     script.chmod(0o755)
     assert find_executable(str(script)) == str(script)
     assert run_solver([str(script)], timeout_s=5).stdout == "hi\n"
+    assert run_solver(["./solver.sh"], timeout_s=5, cwd=str(tmp_path)).stdout == "hi\n"
 
 
 def test_ctrl_c_in_the_caller_kills_the_tree_before_it_is_raised(tmp_path):
