@@ -17,16 +17,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from puzzles.formats.flatzinc import ast as fz
+from puzzles.formats.minizinc.builtins import HANDLERS
 from puzzles.model import (
-    AllDifferent,
-    Arith,
-    Clause,
-    Element,
     Linear,
     Model,
-    ReifiedLinear,
     Structure,
-    Table,
 )
 
 VERSION = "1"               # part of the cache key of a translated file
@@ -128,14 +123,14 @@ class _Builder:
             else:
                 self._declare(var)
         for var in aliases:
-            target = self.index[var.name] = self._var(var.value)
+            target = self.index[var.name] = self.var(var.value)
             own = _domain_of(var)
             if own is not None:
                 self._narrow(target, own)
         self.own = len(self.names)
         for con in self.flat.constraints:     # constant sets narrow domains first
             if con.name == "set_in":
-                self._narrow(self._var(con.args[0]), self._set(con.args[1]))
+                self._narrow(self.var(con.args[0]), self.set_(con.args[1]))
         self._find_bounds()
         for con in self.flat.constraints:
             if con.name != "set_in":
@@ -154,19 +149,19 @@ class _Builder:
             domain = (value,) if domain is None or value in domain else ()
         self.domains.append(domain)
 
-    def _var(self, item) -> int:
+    def var(self, item) -> int:
         """The model variable of an argument: a name, an array element or a constant."""
         if isinstance(item, fz.Ref):
             if item.name in self.index:
                 return self.index[item.name]
             if item.name in self.params:
-                return self._var(self.params[item.name])
+                return self.var(self.params[item.name])
             raise Untranslatable(f"{item.name} is not a variable")
         if isinstance(item, fz.Index):
             array = self.arrays.get(item.name)
             if array is None or not 1 <= item.index <= len(array.items):
                 raise Untranslatable(f"{item.name}[{item.index}] names no array element")
-            return self._var(array.items[item.index - 1])
+            return self.var(array.items[item.index - 1])
         if isinstance(item, (bool, int)):
             return self._constant(int(item))
         raise Untranslatable(f"{item!r} where a variable is expected")
@@ -192,25 +187,25 @@ class _Builder:
             return arg
         raise Untranslatable(f"{arg!r} where an array is expected")
 
-    def _vars(self, arg) -> tuple[int, ...]:
-        return tuple(self._var(item) for item in self._array(arg))
+    def vars(self, arg) -> tuple[int, ...]:
+        return tuple(self.var(item) for item in self._array(arg))
 
-    def _int(self, item) -> int:
+    def int_(self, item) -> int:
         if isinstance(item, fz.Ref) and item.name in self.params:
-            return self._int(self.params[item.name])
+            return self.int_(self.params[item.name])
         if isinstance(item, fz.Index):
-            return self._int(self._array(fz.Ref(item.name))[item.index - 1])
+            return self.int_(self._array(fz.Ref(item.name))[item.index - 1])
         if isinstance(item, (bool, int)):
             return int(item)
         raise Untranslatable(f"{item!r} where a constant is expected")
 
-    def _ints(self, arg) -> tuple[int, ...]:
-        return tuple(self._int(item) for item in self._array(arg))
+    def ints(self, arg) -> tuple[int, ...]:
+        return tuple(self.int_(item) for item in self._array(arg))
 
-    def _set(self, arg):
+    def set_(self, arg):
         """A constant set: a range, or a sorted tuple."""
         if isinstance(arg, fz.Ref) and arg.name in self.params:
-            return self._set(self.params[arg.name])
+            return self.set_(self.params[arg.name])
         if isinstance(arg, fz.IntRange):
             return arg.values()
         if isinstance(arg, fz.IntSet):
@@ -237,9 +232,9 @@ class _Builder:
                                         max(domain.start, allowed.start)))
         else:
             keep = set(allowed)
-            self.domains[v] = tuple(x for x in self._values(v) if x in keep)
+            self.domains[v] = tuple(x for x in self.values(v) if x in keep)
 
-    def _values(self, v: int) -> tuple:
+    def values(self, v: int) -> tuple:
         domain = self.domains[v]
         if domain is None:
             raise Untranslatable(f"variable {self.names[v]} has no finite domain")
@@ -274,8 +269,8 @@ class _Builder:
         """The one variable ``con`` bounds, with the bounds, if the others are bounded."""
         try:
             if con.name in ("int_lin_eq", "bool_lin_eq"):
-                coeffs, xs, rhs = self._ints(con.args[0]), self._vars(con.args[1]), \
-                    self._int(con.args[2])
+                coeffs, xs, rhs = self.ints(con.args[0]), self.vars(con.args[1]), \
+                    self.int_(con.args[2])
                 unknown = [i for i, x in enumerate(xs) if self._bounds(x) is None]
                 if len(unknown) != 1:
                     return None, None
@@ -292,7 +287,7 @@ class _Builder:
                     a, low, high = -a, -high, -low
                 return xs[k], (-(-low // a), high // a)
             if con.name in ("int_times", "int_min", "int_max", "int_plus"):
-                a, b, c = (self._var(x) for x in con.args[:3])
+                a, b, c = (self.var(x) for x in con.args[:3])
                 ba, bb = self._bounds(a), self._bounds(b)
                 if ba is None or bb is None:
                     return c, None
@@ -304,21 +299,21 @@ class _Builder:
                     ends = [min(ba[0], bb[0]), max(ba[1], bb[1])]
                 return c, (min(ends), max(ends))
             if con.name == "int_abs":
-                a, b = self._var(con.args[0]), self._var(con.args[1])
+                a, b = self.var(con.args[0]), self.var(con.args[1])
                 ba = self._bounds(a)
                 return b, None if ba is None else (0, max(abs(ba[0]), abs(ba[1])))
             if con.name in ("array_int_element", "array_bool_element"):
-                values = self._ints(con.args[1])
-                return self._var(con.args[2]), (min(values), max(values))
+                values = self.ints(con.args[1])
+                return self.var(con.args[2]), (min(values), max(values))
             if con.name in ("array_var_int_element", "array_int_minimum", "array_int_maximum"):
-                items = self._vars(con.args[1] if con.name.endswith("element") else con.args[1])
-                target = self._var(con.args[2] if con.name.endswith("element") else con.args[0])
+                items = self.vars(con.args[1] if con.name.endswith("element") else con.args[1])
+                target = self.var(con.args[2] if con.name.endswith("element") else con.args[0])
                 bounds = [self._bounds(x) for x in items]
                 if not bounds or any(b is None for b in bounds):
                     return target, None
                 return target, (min(b[0] for b in bounds), max(b[1] for b in bounds))
             if con.name in ("int_eq", "bool2int"):
-                a, b = self._var(con.args[0]), self._var(con.args[1])
+                a, b = self.var(con.args[0]), self.var(con.args[1])
                 if self._bounds(a) is None:
                     return a, self._bounds(b)
                 return b, self._bounds(a)
@@ -329,14 +324,14 @@ class _Builder:
     def _check_sizes(self) -> None:
         total = 0
         for v in range(len(self.domains)):
-            self.domains[v] = self._values(v)
+            self.domains[v] = self.values(v)
             total += len(self.domains[v])
             if total > MAX_VALUES:
                 raise Untranslatable(f"the domains hold more than {MAX_VALUES:,} values")
 
     # ----- constraints -----------------------------------------------------------------
     def _constraint(self, con: fz.Constraint) -> None:
-        handler = _HANDLERS.get(con.name)
+        handler = HANDLERS.get(con.name)
         self.implied = con.name.endswith("_imp")
         if handler is None:
             raise Untranslatable(f"constraint {con.name} (line {con.line}) is outside the "
@@ -378,141 +373,8 @@ class _Builder:
             items = []
             for item in array.items:
                 if isinstance(item, (fz.Ref, fz.Index)):
-                    items.append(self._var(item))
+                    items.append(self.var(item))
                 else:
                     items.append(("bool" if isinstance(item, bool) else "int", item))
             outputs.append(("array", array.name, dims, tuple(items)))
         return tuple(outputs)
-
-
-# ----- the builtins --------------------------------------------------------------------
-def _compare(op: str, offset: int = 0):
-    """``a op b`` as ``a - b op offset`` (``lt`` is ``a - b <= -1``)."""
-    def handler(b: _Builder, args) -> None:
-        x, y = b._var(args[0]), b._var(args[1])
-        linear = ((1, -1), (x, y), op, offset)
-        if len(args) == 3:
-            b.add(ReifiedLinear(*linear, literal=b._var(args[2]), implied=b.implied))
-        else:
-            b.add(Linear(*linear))
-    return handler
-
-
-def _linear(op: str):
-    def handler(b: _Builder, args) -> None:
-        coeffs, xs, rhs = b._ints(args[0]), b._vars(args[1]), b._int(args[2])
-        if len(coeffs) != len(xs):
-            raise ValueError(f"{len(coeffs)} coefficients for {len(xs)} variables")
-        if len(args) == 4:
-            b.add(ReifiedLinear(coeffs, xs, op, rhs, literal=b._var(args[3]),
-                                implied=b.implied))
-        else:
-            b.add(Linear(coeffs, xs, op, rhs))
-    return handler
-
-
-def _and(b: _Builder, xs: tuple[int, ...], r: int) -> None:
-    """``r <-> and(xs)``."""
-    for x in xs:
-        b.add(Clause((x,), (r,)))
-    if not b.implied:
-        b.add(Clause((r,), xs))
-
-
-def _or(b: _Builder, xs: tuple[int, ...], r: int) -> None:
-    """``r <-> or(xs)``."""
-    b.add(Clause(xs, (r,)))
-    if not b.implied:
-        for x in xs:
-            b.add(Clause((r,), (x,)))
-
-
-def _xor(b: _Builder, x: int, y: int, r: int) -> None:
-    """``r <-> x != y``."""
-    b.add(Clause((x, y), (r,)))
-    b.add(Clause((), (x, y, r)))
-    if not b.implied:
-        b.add(Clause((x, r), (y,)))
-        b.add(Clause((y, r), (x,)))
-
-
-def _clause_reif(b: _Builder, args) -> None:
-    pos, neg, r = b._vars(args[0]), b._vars(args[1]), b._var(args[2])
-    b.add(Clause(pos, (*neg, r)))
-    if not b.implied:
-        for p in pos:
-            b.add(Clause((r,), (p,)))
-        for q in neg:
-            b.add(Clause((r, q), ()))
-
-
-def _element_table(b: _Builder, args) -> None:
-    index, values, value = b._var(args[0]), b._ints(args[1]), b._var(args[2])
-    b.add(Table((index, value), tuple((i, v) for i, v in enumerate(values, 1))))
-
-
-def _set_in_reif(b: _Builder, args) -> None:
-    x, allowed, r = b._var(args[0]), set(b._set(args[1])), b._var(args[2])
-    rows = tuple((v, int(v in allowed)) for v in b._values(x))
-    if b.implied:
-        rows = tuple({*rows, *((v, 0) for v, _ in rows)})
-    b.add(Table((x, r), tuple(sorted(rows))))
-
-
-def _table(b: _Builder, args) -> None:
-    xs, flat = b._vars(args[0]), b._ints(args[1])
-    k = len(xs)
-    if not k or len(flat) % k:
-        raise ValueError(f"{len(flat)} table entries for {k} columns")
-    b.add(Table(xs, tuple(tuple(flat[i:i + k]) for i in range(0, len(flat), k))))
-
-
-def _arith(op: str, arity: int | None):
-    def handler(b: _Builder, args) -> None:
-        if arity is None:                               # array_int_minimum(m, xs)
-            b.add(Arith(op, b._vars(args[1]), b._var(args[0])))
-        else:
-            b.add(Arith(op, tuple(b._var(a) for a in args[:arity]), b._var(args[arity])))
-    return handler
-
-
-_BASE = {
-    "int_eq": _compare("=="), "int_ne": _compare("!="), "int_le": _compare("<="),
-    "int_lt": _compare("<=", -1),
-    "bool_eq": _compare("=="), "bool_le": _compare("<="), "bool_lt": _compare("<=", -1),
-    "int_lin_eq": _linear("=="), "int_lin_ne": _linear("!="), "int_lin_le": _linear("<="),
-    "bool_lin_eq": _linear("=="), "bool_lin_le": _linear("<="),
-    "bool_and": lambda b, a: _and(b, (b._var(a[0]), b._var(a[1])), b._var(a[2])),
-    "bool_or": lambda b, a: _or(b, (b._var(a[0]), b._var(a[1])), b._var(a[2])),
-    "bool_xor": lambda b, a: (_xor(b, b._var(a[0]), b._var(a[1]), b._var(a[2])) if len(a) == 3
-                              else b.add(Linear((1, 1), (b._var(a[0]), b._var(a[1])), "==", 1))),
-    "array_bool_and": lambda b, a: _and(b, b._vars(a[0]), b._var(a[1])),
-    "array_bool_or": lambda b, a: _or(b, b._vars(a[0]), b._var(a[1])),
-    "bool_clause_reif": _clause_reif,
-}
-_HANDLERS = {
-    **_BASE,
-    **{f"{name}_reif": fn for name, fn in _BASE.items()
-       if name.startswith(("int_", "bool_eq", "bool_le", "bool_lt"))},
-    **{f"{name}_imp": fn for name, fn in _BASE.items() if name != "bool_clause_reif"},
-    "bool_clause_imp": _clause_reif,
-    "bool_ne": lambda b, a: b.add(Linear((1, 1), (b._var(a[0]), b._var(a[1])), "==", 1)),
-    "bool_ne_reif": _compare("!="),
-    "bool_not": lambda b, a: b.add(Linear((1, 1), (b._var(a[0]), b._var(a[1])), "==", 1)),
-    "bool2int": lambda b, a: b.add(Linear((1, -1), (b._var(a[0]), b._var(a[1])), "==", 0)),
-    "bool_clause": lambda b, a: b.add(Clause(b._vars(a[0]), b._vars(a[1]))),
-    "array_bool_xor": lambda b, a: b.parity(b._vars(a[0])),
-    "int_times": _arith("times", 2), "int_div": _arith("div", 2), "int_mod": _arith("mod", 2),
-    "int_pow": _arith("pow", 2), "int_abs": _arith("abs", 1), "int_min": _arith("min", 2),
-    "int_max": _arith("max", 2),
-    "int_plus": lambda b, a: b.add(Linear((1, 1, -1), tuple(b._var(x) for x in a[:3]), "==", 0)),
-    "array_int_minimum": _arith("min", None), "array_int_maximum": _arith("max", None),
-    "array_int_element": _element_table, "array_bool_element": _element_table,
-    "array_var_int_element": lambda b, a: b.add(Element(b._var(a[0]), b._vars(a[1]),
-                                                        b._var(a[2]))),
-    "array_var_bool_element": lambda b, a: b.add(Element(b._var(a[0]), b._vars(a[1]),
-                                                         b._var(a[2]))),
-    "set_in_reif": _set_in_reif,
-    "fzn_all_different_int": lambda b, a: b.add(AllDifferent(b._vars(a[0]))),
-    "fzn_table_int": _table,
-}
