@@ -42,8 +42,12 @@ def _holds(con, v) -> bool:
     if isinstance(con, ReifiedLinear):
         inner = _holds(Linear(con.coeffs, con.vars, con.op, con.rhs), v)
         lit = v[con.literal]
+        if lit not in (0, 1):
+            return False
         return (lit == 0 or inner) if con.implied else (lit == 1) == inner
     if isinstance(con, Clause):
+        if any(v[x] not in (0, 1) for x in (*con.positive, *con.negative)):
+            return False
         return any(v[x] == 1 for x in con.positive) or any(v[x] == 0 for x in con.negative)
     if isinstance(con, Element):
         i = v[con.index] - con.base
