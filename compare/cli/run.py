@@ -16,6 +16,7 @@ from compare.api import Interrupted, run_comparison
 from compare.cli.common import Exit, command_line, report_exit, say, seconds_of_ms
 from compare.cli.run_args import build_parser
 from compare.errors import FAULTS, StorageError, exit_code
+from compare.reporting.plots import Plotter
 from compare.reporting.report import build_report
 from compare.run.plan import WorkersFailed
 from compare.settings import NAMES
@@ -26,8 +27,16 @@ from puzzles.formats import instance_cache
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     argv = sys.argv[1:] if argv is None else argv
-    given = {k: getattr(args, k) for k in NAMES}
     instance_cache.configure(args.cache, not args.no_cache, args.cache_size)
+    plotter = Plotter()     # forked now: it imports matplotlib while the run goes on
+    try:
+        return _run(args, argv, plotter)
+    finally:
+        plotter.close()
+
+
+def _run(args, argv: list[str], plotter: Plotter) -> int:
+    given = {k: getattr(args, k) for k in NAMES}
     try:
         comparison = run_comparison(
             given["puzzles"], given["engines"], **_settings(given),
@@ -55,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with comparison.run as run:
             report = build_report(run, comparison.baseline, args.quiet,
-                                  seconds_of_ms(args.shift_ms))
+                                  seconds_of_ms(args.shift_ms), plotter)
     except StorageError as err:
         say(f"error: {err}; every result is kept in {comparison.run.results_file}")
         return err.exit_code

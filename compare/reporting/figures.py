@@ -26,7 +26,6 @@ import math
 
 import numpy as np
 import pandas as pd
-from matplotlib.colors import to_hex
 
 from compare.reporting import plots, summary
 from compare.reporting.prose import plot_text
@@ -46,8 +45,8 @@ USED = ["puzzle_id", "source", "size", "formulation", "engine", "mode", "status"
 
 
 def _style(style: dict) -> dict:
-    return {"color": to_hex(style["color"]), "dash": DASH.get(style["linestyle"], "solid"),
-            "width": 1.8}
+    return {"color": plots.hex_colour(style["color"]),
+            "dash": DASH.get(style["linestyle"], "solid"), "width": 1.8}
 
 
 def _sig(values) -> list:
@@ -163,7 +162,7 @@ def scatters(tasks: pd.DataFrame, baseline: str | None, engines: list[str] | Non
     if not paired:
         return {}
     by = plots.categories(timed)
-    colour = {} if by is None else {v: to_hex(plots.COLOURS[i % len(plots.COLOURS)])
+    colour = {} if by is None else {v: plots.hex_colour(plots.COLOURS[i % len(plots.COLOURS)])
                                     for i, v in enumerate(by[1])}
     shown = summary.baseline_label(tasks, baseline)
     return {f"scatter-{k}": _scatter_panel(pair, style["label"], shown, limit, by, colour)
@@ -196,7 +195,7 @@ def _scatter_panel(pair: pd.DataFrame, engine: str, baseline: str, limit: float,
     ok = (shown["solved"] & shown["solved_b"]).to_numpy()
     groups = [(None, shown)] if by is None else shown.groupby(by[0], sort=False)
     for value, part in groups:
-        c = colour.get(value, to_hex(plots.COLOURS[0]))
+        c = colour.get(value, plots.hex_colour(plots.COLOURS[0]))
         mask = ok[shown.index.get_indexer(part.index)]
         name = "puzzles" if value is None else plot_text(value)
         for solved_both, marker in ((True, "circle"), (False, "x")):

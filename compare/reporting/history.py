@@ -38,7 +38,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
-from matplotlib.colors import to_hex
 
 from compare.errors import CompareError
 from compare.reporting import figures as plotly_figures
@@ -405,7 +404,7 @@ def _figures(hist: History) -> dict[str, dict]:
         return {}
     labels = {r.order: plot_text(f"{r.order}. {r.run}") for r in hist.runs.itertuples(index=False)}
     overall = table[table["source"] == ALL]
-    colours = {e: to_hex(c) for e, c in plots.engine_colours(table["engine"]).items()}
+    colours = {e: plots.hex_colour(c) for e, c in plots.engine_colours(table["engine"]).items()}
     made = {"plot-history-ratio": _series(
         overall, "ratio", "ci_low", "ci_high", labels, colours,
         f"Headline ratio to {plot_text(hist.baseline or 'the baseline')} per run (95% CI)",

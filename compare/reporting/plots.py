@@ -19,9 +19,17 @@ plots (distinct up to 10 engines x 4 formulations), and legends sit outside
 the axes so they never hide a curve. The colour follows from the engine's
 label (``engine_colours``), not from its place in a list, so an engine looks
 the same on every page and plot of every run, and in history.html.
+
+A command-line run draws them in a child forked before the run (``Plotter``),
+which imports matplotlib meanwhile; the pages' hex colours are a table here
+(``HEX``), so that run's parent never imports matplotlib.
 """
 from __future__ import annotations
 
+import os
+import pickle
+import sys
+import threading
 import zlib
 from pathlib import Path
 
@@ -36,8 +44,22 @@ COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:
            "tab:pink", "tab:olive", "tab:cyan", "tab:gray")
 # The engines' colours: tab10 without its grey (the guide lines' colour), navy in its place.
 ENGINE_COLOURS = (*(c for c in COLOURS if c != "tab:gray"), "navy")
+# matplotlib's ``to_hex`` of each palette colour (a test holds them to it), unimported.
+HEX = {"tab:blue": "#1f77b4", "tab:orange": "#ff7f0e", "tab:green": "#2ca02c",
+       "tab:red": "#d62728", "tab:purple": "#9467bd", "tab:brown": "#8c564b",
+       "tab:pink": "#e377c2", "tab:olive": "#bcbd22", "tab:cyan": "#17becf",
+       "tab:gray": "#7f7f7f", "navy": "#000080"}
 LINE_STYLES = ("-", "--", ":", "-.")
 LEGEND_RIGHT = 0.68     # the axes end here; the legend takes the rest of the width
+
+
+def hex_colour(colour: str) -> str:
+    """``#rrggbb`` of a colour the plots use, as matplotlib's ``to_hex`` gives it."""
+    found = HEX.get(colour)
+    if found is not None:
+        return found
+    from matplotlib.colors import to_hex  # lazy: only for a colour outside the table
+    return to_hex(colour)
 
 
 def _figure(**kwargs):
@@ -290,3 +312,133 @@ def profile(tasks: pd.DataFrame, path: Path, shift_s: float,
     return _finish(fig, ax, path,
                    "tau: within this factor of the fastest engine on the puzzle (log)",
                    "fraction of puzzles", "Performance profile (Dolan-More)")
+
+
+# ----- drawn apart ---------------------------------------------------------------------
+def draw_all(tasks: pd.DataFrame, baseline: str | None, files: tuple[Path, Path, Path],
+             engines: list[str], limit: float, shift_s: float) -> list[Path]:
+    """The report's PNGs (``files``: cactus, scatter, profile), those made, in that order."""
+    cactus_png, scatter_png, profile_png = files
+    made = (cactus(tasks, cactus_png, engines, limit=limit),
+            scatter(tasks, baseline, scatter_png, engines, limit=limit),
+            profile(tasks, profile_png, shift_s, engines))
+    return [p for p in made if p]
+
+
+class Plotter:
+    """``draw_all`` in a child forked now, before the run: it imports matplotlib while
+    the run goes on, ``ask`` hands it the tasks, and it draws while this process writes
+    the rest of the report; ``drawn`` waits for the PNGs. Forked only where ``os.fork``
+    is and this process has one thread (a lock another thread held would stay locked
+    in the child); else, or when the child is gone without an answer, ``drawn`` draws
+    here. What the child raised is raised here. ``close`` ends an unasked child."""
+
+    def __init__(self):
+        self.pid, self.job, self.out, self.args = None, None, None, None
+        if not hasattr(os, "fork") or threading.active_count() > 1:
+            return
+        job_r, job_w = os.pipe()
+        out_r, out_w = os.pipe()
+        for stream in (sys.stdout, sys.stderr):     # nothing buffered is written twice
+            stream.flush()
+        try:
+            pid = os.fork()
+        except OSError:
+            for fd in (job_r, job_w, out_r, out_w):
+                os.close(fd)
+            return
+        if pid == 0:
+            os.close(job_w)
+            os.close(out_r)
+            _serve(job_r, out_w)                  # never returns
+        os.close(job_r)
+        os.close(out_w)
+        self.pid, self.job, self.out = pid, job_w, out_r
+
+    def ask(self, tasks: pd.DataFrame, baseline: str | None, files: tuple[Path, Path, Path],
+            engines: list[str], limit: float, shift_s: float) -> None:
+        self.args = (tasks, baseline, files, engines, limit, shift_s)
+        if self.pid is None:
+            return
+        try:
+            _write_all(self.job, pickle.dumps(self.args, protocol=pickle.HIGHEST_PROTOCOL))
+            os.close(self.job)
+            self.job = None
+        except OSError:                           # the child is gone: drawn here
+            self.close()
+
+    def drawn(self) -> list[Path]:
+        """What ``draw_all`` returns for the arguments ``ask`` was given."""
+        outcome = None
+        if self.pid is not None:
+            try:
+                outcome = pickle.loads(_read_all(self.out))
+            except (OSError, EOFError, pickle.UnpicklingError):
+                pass                              # the child is gone: drawn here
+            finally:
+                self.close(answered=outcome is not None)
+        if outcome is None:
+            return draw_all(*self.args)
+        made, value = outcome
+        if made:
+            return value
+        raise value
+
+    def close(self, answered: bool = False) -> None:
+        """Reap the child; one that has not answered is killed first."""
+        if self.pid is None:
+            return
+        for fd in {self.job, self.out} - {None}:
+            os.close(fd)
+        self.job = self.out = None
+        if not answered:
+            try:
+                os.kill(self.pid, 9)              # SIGKILL: its drawing is not wanted
+            except ProcessLookupError:
+                pass
+        try:
+            os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            pass
+        self.pid = None
+
+
+def _serve(job: int, out: int) -> None:
+    """The child: matplotlib imported, then the job drawn and its outcome written back
+    (nothing when the parent closed unasked); ``os._exit``, so no exit handler of the
+    parent's runs twice."""
+    try:
+        _warm()
+        data = _read_all(job)
+        outcome = (True, draw_all(*pickle.loads(data))) if data else None
+    except BaseException as err:    # noqa: BLE001 - raised in the parent, where it counts
+        outcome = (False, err)
+    try:
+        sys.stderr.flush()
+        _write_all(out, pickle.dumps(outcome) if outcome else b"")
+    except BaseException:           # noqa: BLE001 - unpicklable: the parent draws it itself
+        pass
+    finally:
+        os._exit(0)
+
+
+def _warm() -> None:
+    """What drawing imports, before the job comes (a missing matplotlib: said by draw)."""
+    for name in ("matplotlib.figure", "matplotlib.backends.backend_agg", "matplotlib.ticker"):
+        try:
+            __import__(name)
+        except ImportError:
+            return
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+    return b"".join(chunks)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import sys
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -53,9 +54,10 @@ class Report:
 
 
 def build_report(data: RunFolder, baseline: str | None = None,
-                 quiet: bool = False, shift_s: float | None = None) -> Report:
+                 quiet: bool = False, shift_s: float | None = None,
+                 plotter: plots.Plotter | None = None) -> Report:
     """Write every report file into the run's folder and print the summary; ``shift_s``
-    None: the run's own (``summary.run_shift``)."""
+    None: the run's own (``summary.run_shift``); ``plotter`` draws the PNGs meanwhile."""
     folder = data.path
     frame = data.results
     if frame.empty:
@@ -74,9 +76,10 @@ def build_report(data: RunFolder, baseline: str | None = None,
     given = shift_s is not None
     if not given:
         shift_s = summary.run_shift(tasks, base) if len(tasks) else paired.DEFAULT_SHIFT_S
+    drawn = _plots(tasks, base, data, order["engine"], shift_s, plotter)
     tables = _tables(tasks, base, order, shift_s)
     _export(frame, data)
-    pictures = _plots(tasks, base, data, order["engine"], shift_s)
+    pictures = drawn()
     shown = summary.baseline_label(tasks, base) if len(tasks) else "none"
     shift = summary.shift_text(shift_s, given)
     text = _markdown(data, report, tables, shown, pictures, shift_s, len(tasks), order, shift)
@@ -111,14 +114,16 @@ def _tables(tasks, base, order, shift_s) -> dict[str, pd.DataFrame]:
     return tables
 
 
-def _plots(tasks, base, data: RunFolder, engines: list[str], shift_s: float) -> list[Path]:
+def _plots(tasks, base, data: RunFolder, engines: list[str], shift_s: float,
+           plotter: plots.Plotter | None) -> Callable[[], list[Path]]:   # gives those made
     if tasks.empty:
-        return []
-    limit = time_limit(data)
-    made = (plots.cactus(tasks, data.file(RunFile.CACTUS), engines, limit=limit),
-            plots.scatter(tasks, base, data.file(RunFile.SCATTER), engines, limit=limit),
-            plots.profile(tasks, data.file(RunFile.PROFILE), shift_s, engines))
-    return [p for p in made if p]
+        return list
+    files = (data.file(RunFile.CACTUS), data.file(RunFile.SCATTER), data.file(RunFile.PROFILE))
+    args = (tasks, base, files, engines, time_limit(data), shift_s)
+    if plotter is None:
+        return lambda: plots.draw_all(*args)
+    plotter.ask(*args)            # a child draws while the rest of the report is written
+    return plotter.drawn
 
 
 def _page(data: RunFolder, report: Report, tables, tasks, base, order, pictures,
