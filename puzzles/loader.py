@@ -1,11 +1,13 @@
 """Puzzles from a file, stdin or a spec, each with an id the reports can cite.
 
 A file whose name ends as a registered format says (``.xml``, ``.xml.lzma``:
-XCSP3) is read in that format; any other file, and stdin, is read as text in
-the format ``fmt`` names, or with ``auto`` in the one that recognises it (the
-Sudoku grid formats ``boj2239``, ``boj2580``, ``line``). A file whose ending
-names a format not read here (MiniZinc's ``.mzn``) is refused in one line. A
-folder stands for the files in it whose name ends as a read format says
+XCSP3; ``.mzn``, ``.csv``: MiniZinc) is read in that format; any other file,
+and stdin, is read as text in the format ``fmt`` names, or with ``auto`` in the
+one that recognises it (the Sudoku grid formats ``boj2239``, ``boj2580``,
+``line``). ``MODEL.mzn:DATA.dzn`` names a MiniZinc model with its data. A file
+whose ending names a format not read alone (MiniZinc's ``.dzn``) is refused in
+one line. A folder stands for the files in it whose name ends as a read format
+says, a MiniZinc model for its pairs with the data files beside it
 (``puzzle_paths``).
 
 The formats live in ``puzzles.formats`` and register themselves
@@ -18,7 +20,7 @@ import os
 
 # The built-in formats, one line each: importing a format registers it.
 import puzzles.formats.grids  # noqa: F401
-import puzzles.formats.minizinc  # noqa: F401
+import puzzles.formats.minizinc.kind as minizinc
 import puzzles.formats.xcsp3.kind  # noqa: F401
 from puzzles.catalog import is_spec, load_spec
 from puzzles.errors import PuzzleInputError
@@ -42,6 +44,8 @@ def load_puzzles(arg: str, fmt: str = "auto", refer: bool = False) -> list[Entry
     references, loaded where they are used, instead of parsed puzzles (a run).
     """
     arg = os.fspath(arg)
+    if minizinc.split_pair(arg) is not None:         # MODEL.mzn:DATA.dzn
+        return minizinc.pair_entries(arg, refer)
     if is_spec(arg):
         return [Entry(arg, 0, load_spec(arg), None)]
     if arg != "-":
@@ -80,7 +84,7 @@ def puzzle_paths(arg: str) -> list[str]:
     if not paths:
         raise PuzzleInputError(arg, None, "a folder with no puzzle file (a folder is read "
                                           f"for {', '.join(endings)} files)")
-    return paths
+    return minizinc.folder_inputs(arg, paths)     # a model stands for its pairs with data
 
 
 def parse_text(text: str, source: str, fmt: str = "auto") -> list[Entry]:

@@ -82,11 +82,15 @@ def register_format(name: str, suffixes: tuple[str, ...] = (), *,
     return fmt
 
 
-def register_refusal(name: str, suffixes: tuple[str, ...], title: str) -> FileFormat:
+def register_refusal(name: str, suffixes: tuple[str, ...], title: str,
+                     reason: str = "") -> FileFormat:
     """Name a format the loader does not read: a file ending in ``suffixes`` is refused
-    in one line naming the file and ``title`` (bad input), and a folder is not listed
-    for it. A reader registered later for these endings replaces the refusal."""
+    in one line naming the file and ``title`` (bad input), or saying ``reason`` where
+    given, and a folder is not listed for it. A reader registered later for these
+    endings replaces the refusal."""
     def refuse(path: str) -> list[Entry]:
+        if reason:
+            raise PuzzleInputError(path, None, reason)
         read = ", ".join(f"{f.name} ({' '.join(f.suffixes)})" if f.suffixes else f.name
                          for f in _FORMATS.values() if not f.refusal)
         raise PuzzleInputError(path, None, f"{title} is not a supported format (read "

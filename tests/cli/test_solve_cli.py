@@ -401,9 +401,10 @@ def test_an_xcsp3_file_is_solved_by_its_name(capsys, monkeypatch, tmp_path, name
     assert (code, out) == (2, "") and one_line(err) and "--format line is for Sudoku" in err
 
 
-def test_a_minizinc_file_is_refused_naming_the_format(capsys, monkeypatch, tmp_path):
-    path = tmp_path / "queens.mzn"
-    path.write_text("int: n = 4;\narray[1..n] of var 1..n: q;\nsolve satisfy;\n")
+def test_a_minizinc_data_file_alone_is_refused_saying_what_to_give(capsys, monkeypatch,
+                                                                   tmp_path):
+    path = tmp_path / "queens.dzn"
+    path.write_text("n = 4;\n")
     code, out, err = solve(capsys, monkeypatch, "--engine", "fake", str(path))
     assert (code, out) == (2, "") and one_line(err)
-    assert err.startswith(f"error: {path}: MiniZinc") and "not a supported format" in err
+    assert err.startswith(f"error: {path}: a MiniZinc data file") and "MODEL.mzn:DATA.dzn" in err

@@ -328,7 +328,7 @@ def test_a_registered_format_is_read_by_its_suffix(formats, tmp_path):
     assert puzzle_paths(str(tmp_path)) == [str(path)]      # a folder is listed for it too
     empty = tmp_path / "empty"
     empty.mkdir()
-    with pytest.raises(PuzzleInputError, match=r"read for \.xml, \.xml\.lzma, \.queens files"):
+    with pytest.raises(PuzzleInputError, match=r"read for \.mzn, \.csv, \.xml, \.xml\.lzma, \.queens files"):
         puzzle_paths(str(empty))
 
 
@@ -415,24 +415,25 @@ def test_caps_per_line_and_per_input_whatever_the_block_size(monkeypatch, block)
 
 
 # ----- formats named but not read ----------------------------------------------------
-@pytest.mark.parametrize("name", ["model.mzn", "data.dzn", "flat.fzn", "data.json"])
-def test_a_minizinc_file_is_refused_as_not_supported(tmp_path, name):
-    path = tmp_path / name
+def test_a_named_format_not_read_is_refused_as_not_supported(formats, tmp_path):
+    formats.register_refusal("made-up", (".mup",), "Made-up models (.mup)")
+    path = tmp_path / "model.mup"
     path.write_text("int: n = 4;\narray[1..n] of var 1..n: q;\nsolve satisfy;\n")
     with pytest.raises(PuzzleInputError) as caught:
         load_puzzles(str(path))
     message = str(caught.value)
-    assert "\n" not in message and message.startswith(f"{path}: MiniZinc")
+    assert "\n" not in message and message.startswith(f"{path}: Made-up models")
     assert "is not a supported format" in message and "xcsp3 (.xml .xml.lzma)" in message
     assert "out of range" not in message          # not read as a Sudoku grid
 
 
 def test_a_refusal_is_not_listed_in_a_folder_and_a_reader_replaces_it(formats, tmp_path):
-    (tmp_path / "model.mzn").write_text("solve satisfy;\n")
+    formats.register_refusal("made-up", (".mup",), "Made-up models (.mup)")
+    (tmp_path / "model.mup").write_text("solve satisfy;\n")
     with pytest.raises(PuzzleInputError, match="a folder with no puzzle file"):
         puzzle_paths(str(tmp_path))
-    formats.register_format("minizinc-reader", (".mzn",),
+    formats.register_format("made-up-reader", (".mup",),
                             parse=lambda text, source: board_sides("5\n", source))
-    [entry] = load_puzzles(str(tmp_path / "model.mzn"))
+    [entry] = load_puzzles(str(tmp_path / "model.mup"))
     assert entry.puzzle.n == 5
-    assert puzzle_paths(str(tmp_path)) == [str(tmp_path / "model.mzn")]
+    assert puzzle_paths(str(tmp_path)) == [str(tmp_path / "model.mup")]

@@ -203,7 +203,8 @@ class _Parser(Cursor):
         self.expect("[", "after 'array'")
         size = None
         if predicate and self.accept("int"):
-            pass
+            while self.accept(","):           # array [int, int]: a table's rows
+                self.expect("int", "in a predicate's array index")
         else:
             pos = self.tok[2]
             index = self.expr(0, False)
