@@ -63,8 +63,15 @@ def spreadsheet_safe(frame):
     numeric columns are untouched, so a negative number stays a number."""
     frame = frame.copy()
     for column in frame.columns:
-        if frame[column].dtype.kind not in "biufcmM":      # text, or text and numbers
-            frame[column] = frame[column].map(spreadsheet_cell, na_action="ignore")
+        values = frame[column]
+        if values.dtype.kind in "biufcmM":
+            continue
+        if str(values.dtype) in ("str", "string"):   # text only: tested at once, not
+            starts = values.str.startswith(FORMULA_START).fillna(False).astype(bool)
+            if starts.any():                          # cell by cell (a run's 35 columns)
+                frame[column] = values.where(~starts, "'" + values)
+        else:                                         # text and numbers: cell by cell
+            frame[column] = values.map(spreadsheet_cell, na_action="ignore")
     return frame
 
 
