@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engines.backtracking.python import fast, general, seed
 from engines.backtracking.report import Goal, Report
 from engines.backtracking.shape import shape_for
 from engines.base import Engine
@@ -28,12 +27,7 @@ from puzzles.model import (
     Table,
 )
 
-# variant -> (search on AllDifferent-only shapes, search on the others)
-SEARCHES = {
-    "seed": (seed.SeedSearch, general.SeedSearch),
-    "fast": (fast.FastSearch, general.FastSearch),
-}
-VARIANTS = tuple(SEARCHES)
+VARIANTS = ("seed", "fast")
 KERNELS = ("python", "numba")
 
 
@@ -43,6 +37,15 @@ def _kernel():
     needs."""
     from engines.backtracking.compiled import entry
     return entry
+
+
+def _searches(variant: str) -> tuple:
+    """The variant's (search on AllDifferent-only shapes, search on the others), imported
+    where a model is translated: a run's parent, which names the engine for its label
+    and never solves, is spared 50 ms of imports (a worker imports them warming up)."""
+    from engines.backtracking.python import fast, general, seed
+    return {"seed": (seed.SeedSearch, general.SeedSearch),
+            "fast": (fast.FastSearch, general.FastSearch)}[variant]
 
 
 def _compiled_search(variant: str):
@@ -105,7 +108,7 @@ class BacktrackingEngine(Engine):
             if not 0 <= var < shape.nvars:
                 raise ModelError(f"given for unknown variable {var}")
         variant = self.options["variant"]
-        alldifferent_search, general_search = SEARCHES[variant]
+        alldifferent_search, general_search = _searches(variant)
         if not shape.alldifferent_only or not alldifferent_search.fits(shape):
             search = shape.derived(general_search)
         elif (self.options["kernel"] == "numba"
