@@ -1,16 +1,12 @@
 """A tiny MiniZinc model with data, written where a test asks, and the skip without MiniZinc."""
 from __future__ import annotations
 
-import importlib.util
 import shutil
 
 import pytest
 
 needs_minizinc = pytest.mark.skipif(shutil.which("minizinc") is None,
                                     reason="MiniZinc (the minizinc executable) is not installed")
-needs_translation = pytest.mark.skipif(
-    importlib.util.find_spec("puzzles.formats.minizinc.translate") is None,
-    reason="the FlatZinc translation (puzzles.formats.minizinc.translate) is not written yet")
 
 MODEL = """include "alldifferent.mzn";
 int: n;

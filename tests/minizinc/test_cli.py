@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from puzzles.formats.minizinc.flatten import NO_MINIZINC
-from tests.minizinc.support import needs_minizinc, needs_translation, write_pair
+from tests.minizinc.support import needs_minizinc, write_pair
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -34,7 +34,6 @@ def test_solve_says_a_compile_error_as_minizinc_printed_it_with_exit_2(tmp_path)
 
 
 @needs_minizinc
-@needs_translation
 def test_solve_prints_a_pairs_answer_as_minizinc_does(tmp_path):
     write_pair(tmp_path)
     proc = compare("solve", "--puzzle", "tiny.mzn:three.dzn", cwd=tmp_path)
@@ -53,7 +52,6 @@ def test_solve_without_minizinc_says_to_install_it_with_exit_2(tmp_path):
 
 
 @needs_minizinc
-@needs_translation
 def test_a_run_solves_pairs_in_its_workers_and_verifies_them(tmp_path):
     write_pair(tmp_path)
     (tmp_path / "four.json").write_text('{"n": 4}\n')

@@ -11,7 +11,7 @@ import pytest
 from puzzles.errors import PuzzleInputError
 from puzzles.formats.minizinc import flatten as mzn
 from puzzles.formats.minizinc import kind
-from tests.minizinc.support import needs_minizinc, needs_translation, write_pair
+from tests.minizinc.support import needs_minizinc, write_pair
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -52,7 +52,6 @@ def test_a_compile_error_is_minizincs_own_error_block(tmp_path):
 
 
 @needs_minizinc
-@needs_translation
 def test_an_optimisation_model_flattens_and_its_model_is_not_applicable(tmp_path):
     model = tmp_path / "opt.mzn"
     model.write_text("var 1..3: x;\nsolve maximize x;\n")

@@ -13,7 +13,7 @@ import pytest
 from compare.judge.rules.minizinc import answer_names, check_minizinc
 from puzzles.formats.flatzinc import parse
 from puzzles.formats.minizinc import kind
-from tests.minizinc.support import needs_minizinc, needs_translation, solutions, write_pair
+from tests.minizinc.support import needs_minizinc, solutions, write_pair
 
 
 class Flat:
@@ -78,7 +78,6 @@ def test_a_value_outside_its_domain_and_an_unknown_builtin_are_named():
 
 
 @needs_minizinc
-@needs_translation
 def test_on_a_flattened_model_the_judge_accepts_exactly_its_solutions(tmp_path):
     model, data = write_pair(tmp_path)
     puzzle = kind.load_file(str(model), str(data))

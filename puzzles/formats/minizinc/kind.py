@@ -37,7 +37,7 @@ from puzzles.model import Model
 from puzzles.reading import read_text
 
 __all__ = ["MiniZinc", "answer_names", "folder_inputs", "load_file", "pair_entries",
-           "reference", "split_pair"]
+           "reference", "split_pair", "written"]
 
 HELD = 2          # loaded pairs a process keeps in memory (tasks come per instance)
 _HELD: list["MiniZinc"] = []
@@ -190,7 +190,11 @@ class MiniZinc(Puzzle):
         return tuple(values)[: len(answer_names(self.instance))]
 
     def format_answer(self, answer) -> str:
-        """``name = value;`` per output of the model, as MiniZinc writes a FlatZinc answer."""
+        """``name = value;`` per output of the model, as MiniZinc writes a FlatZinc answer:
+        by the translation where it is loaded, else from the FlatZinc alone (the parent,
+        which never reads a translation back)."""
+        if not self.input_loaded:
+            return written(self.instance, answer)
         translation = self.translation
         values = list(answer)
         domains = translation.model.structure.domains
@@ -209,6 +213,34 @@ class MiniZinc(Puzzle):
         return (f"{self.name}: flattened and parsed in {times[0]:.2f} s, translated in "
                 f"{times[1]:.2f} s; {own} variables (+{max(structure.size - own, 0)} "
                 f"auxiliary), {len(flat.constraints)} constraints{why}")
+
+
+def written(flat: FlatZinc, answer) -> str:
+    """The answer's outputs from the FlatZinc alone (``answer`` in ``answer_names`` order)."""
+    values = dict(zip(answer_names(flat), answer))
+    declared = {v.name: v for v in flat.variables}
+    arrays = {a.name: a.items for a in flat.arrays}
+
+    def shown(item) -> str:
+        while isinstance(item, (fz.Ref, fz.Index)):
+            if isinstance(item, fz.Index):
+                item = arrays[item.name][item.index - 1]
+            elif item.name in values:
+                var = declared[item.name]
+                value = values[item.name]
+                return ("true" if value else "false") if var.type == fz.BOOL else str(value)
+            else:
+                item = declared[item.name].value
+        return ("true" if item else "false") if isinstance(item, bool) else str(item)
+
+    lines = [f"{v.name} = {shown(fz.Ref(v.name))};" for v in flat.variables if v.output]
+    for array in flat.arrays:
+        dims = array.output_dims
+        if dims is not None:
+            ranges = ", ".join(f"{d.low}..{d.high}" for d in dims)
+            items = ", ".join(shown(item) for item in array.items)
+            lines.append(f"{array.name} = array{len(dims)}d({ranges}, [{items}]);")
+    return "\n".join(lines)
 
 
 def _loaded(puzzle: MiniZinc) -> tuple:
