@@ -5,6 +5,8 @@ pairs are flattened where a test loads them, and skipped without MiniZinc.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from puzzles.errors import PuzzleInputError
@@ -109,3 +111,19 @@ def test_a_pair_loads_where_it_is_used_and_writes_its_answer_the_minizinc_way(
     again = kind.reference(str(model), str(tmp_path / data))
     assert again.load_input()[2] == "cache"         # flattened once
     assert again.load_note().startswith("tiny:three: flattened and parsed in ")
+
+
+DATASET = Path(__file__).resolve().parents[2] / ".." / "shared" / "datasets" / "minizinc_sat"
+
+
+@pytest.mark.skipif(not (DATASET / "instances.csv").is_file(),
+                    reason="the minizinc_sat dataset is not beside the checkout")
+def test_the_shared_datasets_instances_csv_reads_as_71_references_by_family():
+    [csv] = puzzle_paths(str(DATASET))            # the folder is read through its CSV
+    entries = load_puzzles(csv, refer=True)
+    assert len(entries) == 71 and all(e.error is None for e in entries)
+    assert not any(e.puzzle.input_loaded for e in entries)      # nothing flattened here
+    families = {e.puzzle.family for e in entries}
+    assert len(families) == 31 and "QCP" in families
+    assert {e.name for e in entries if e.puzzle.family == "queens"} == {
+        "queens:004", "queens:020", "queens:100"}
