@@ -31,6 +31,7 @@ from typing import Any
 
 from engines.base import Engine
 from engines.contract import KEEP_SOLUTIONS, Outcome, Status
+from engines.cpsat_kinds import ADD_KINDS
 from engines.support.lexprobe import SearchTimeout, lexfirst_by_probes
 from puzzles.model import OPERATORS, AllDifferent, Linear, Model, NotEqualOffset, Table
 
@@ -74,8 +75,9 @@ def _add_table(cp, xs, con: Table) -> None:
     cp.add_allowed_assignments([xs[v] for v in con.vars], [list(t) for t in con.tuples])
 
 
-# One entry per constraint kind. None of them adds variables, so the model's
-# variables stay the first ones in the proto (``CpTask.restrict`` relies on it).
+# One entry per constraint kind (the others are ``cpsat_kinds.ADD_KINDS``). Variables
+# a translation adds come after the model's, which stay the first ones in the proto
+# (``CpTask.restrict`` relies on it).
 _ADD = {AllDifferent: _add_all_different, Linear: _add_linear,
         NotEqualOffset: _add_not_equal_offset, Table: _add_table}
 
@@ -240,7 +242,7 @@ class CpSatEngine(Engine):
 
     name = "cpsat"
     library = "ortools"
-    constraint_kinds = frozenset(_ADD)
+    constraint_kinds = frozenset(_ADD) | frozenset(ADD_KINDS)
     option_defaults = {"workers": 1, "seed": 0}
     # CP-SAT refuses a domain outside [-kint64max / 2, kint64max / 2] as an invalid model.
     value_range = (62, "CP-SAT's range, ±(2^63 - 1) / 2")
@@ -268,7 +270,10 @@ class CpSatEngine(Engine):
                 task.xs.append(cp.new_int_var_from_domain(
                     cp_model.Domain.from_flat_intervals(intervals(dom)), name))
         for con in model.structure.constraints:
-            _ADD[type(con)](cp, task.xs, con)
+            if type(con) in ADD_KINDS:
+                ADD_KINDS[type(con)](cp, task.xs, con, task.domains)
+            else:
+                _ADD[type(con)](cp, task.xs, con)
         task.cp = cp
         return task
 

@@ -60,6 +60,7 @@ from engines.cpmpy.backends import (
     linear_span,
     probe_backend,
 )
+from engines.cpmpy.kinds import KIND_EXPRESSIONS
 from engines.cpmpy.translate import SHAPES, CpmTask, Shape
 from engines.spec import EngineSpec
 from engines.support.lexprobe import SearchTimeout, lexfirst_by_probes
@@ -192,7 +193,8 @@ class CpmpyEngine(Engine):
     name = "cpmpy"
     library = "cpmpy"
     in_default_set = False
-    constraint_kinds = frozenset({AllDifferent, Linear, NotEqualOffset, Table})
+    constraint_kinds = frozenset({AllDifferent, Linear, NotEqualOffset, Table}) | frozenset(
+        KIND_EXPRESSIONS)
     option_defaults = {"solver": "ortools", "workers": 1, "seed": 0}
     option_choices = {"solver": tuple(BACKENDS)}
 

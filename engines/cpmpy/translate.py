@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engines.cpmpy.backends import cp
+from engines.cpmpy.kinds import KIND_EXPRESSIONS, literal_domains
 from engines.support.structure_cache import StructureCache
 from puzzles.model import (
     OPERATORS,
@@ -68,10 +69,15 @@ class Shape:
 
 
 def _shape(structure: Structure, neq_as_alldiff: bool) -> Shape:
-    xs = [_variable(dom) for dom in structure.domains]
-    constraints = [cp.InDomain(x, list(dom)) for x, dom in zip(xs, structure.domains)
-                   if dom and max(dom) - min(dom) + 1 != len(dom)]
+    domains = literal_domains(structure)
+    xs = [_variable(dom or base) for dom, base in zip(domains, structure.domains)]
+    constraints = [cp.BoolVal(False)] if not all(domains) else []
+    constraints += [cp.InDomain(x, list(dom)) for x, dom in zip(xs, domains)
+                    if dom and max(dom) - min(dom) + 1 != len(dom)]
     for con in structure.constraints:
+        if type(con) in KIND_EXPRESSIONS:
+            constraints += KIND_EXPRESSIONS[type(con)](con, xs, domains)
+            continue
         expr = _expr_of(con, xs, neq_as_alldiff)
         if expr is not None:
             constraints.append(expr)
