@@ -26,3 +26,16 @@ class PuzzleSyntaxError(PuzzleInputError):
 
     def __reduce__(self):            # pickled whole, so a worker can send it back
         return type(self), (self.source, self.line, self.column, self.message)
+
+
+class ToolReport(PuzzleInputError):
+    """Bad input as another tool reported it (MiniZinc's compiler): ``report`` is that
+    tool's own text, shown in one block as it printed it, lines and all, since its
+    locations and hints span lines; ``str(err)`` stays one line."""
+
+    def __init__(self, source: str, report: str):
+        super().__init__(source, None, report)
+        self.report = report
+
+    def __reduce__(self):            # pickled whole, so a worker can send it back
+        return type(self), (self.source, self.report)

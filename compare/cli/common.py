@@ -60,6 +60,17 @@ def say(message: str) -> None:
     print(" ".join(str(message).split()), file=sys.stderr)
 
 
+def say_fault(err: Exception) -> None:
+    """A fault on stderr: one line, or the block another tool printed (``ToolReport``:
+    MiniZinc's compiler), under a first line naming the input."""
+    report = getattr(err, "report", None)
+    if isinstance(report, str) and "\n" in report.strip():
+        print(f"error: {err.source}: {report.splitlines()[0]}", file=sys.stderr)
+        print("\n".join(report.strip().splitlines()[1:]), file=sys.stderr)
+    else:
+        say(f"error: {err}")
+
+
 def shell_word(arg: str) -> str:
     """``arg`` quoted for a shell, on one line and shown as it is: a word with a newline,
     a control or direction character (U+202E) or a byte that is not UTF-8 becomes a

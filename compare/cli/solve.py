@@ -27,7 +27,14 @@ import time
 import traceback
 
 import engines
-from compare.cli.common import Exit, OneLineParser, UsageError, add_settings, say
+from compare.cli.common import (
+    Exit,
+    OneLineParser,
+    UsageError,
+    add_settings,
+    say,
+    say_fault,
+)
 from compare.executors.local.processes import ProcessDied, call_apart
 from compare.judge.checker import NO_ANSWER, verify
 from compare.plugins import plugin_hint
@@ -84,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
                    for entry in entries)
     except (PuzzleInputError, UsageError, engines.UnknownEngine,
             engines.EngineOptionError) as err:
-        say(f"error: {err}")
+        say_fault(err)
         return BAD_INPUT
     except KeyboardInterrupt:
         say("interrupted")

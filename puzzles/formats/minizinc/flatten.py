@@ -27,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from puzzles.errors import PuzzleInputError
+from puzzles.errors import PuzzleInputError, ToolReport
 from puzzles.formats.flatzinc import FlatZinc, read
 
 __all__ = ["MZNLIB", "NO_MINIZINC", "TIMEOUT_S", "flatten", "library_version",
@@ -88,7 +88,7 @@ def flatten(model: str, data: str | None = None, source: str = "",
         if code != 0 or not os.path.isfile(fzn):
             block = (err.strip() or out.strip()
                      or f"minizinc stopped with exit code {code} and said nothing")
-            raise PuzzleInputError(source, None, block)
+            raise ToolReport(source, block)
         return read(fzn), took
 
 
