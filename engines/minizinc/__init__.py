@@ -1,0 +1,1 @@
+"""MiniZinc's solvers as engines: ``minizinc:solver=ID`` and ``gecode`` (see ``engine``)."""
