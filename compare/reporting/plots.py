@@ -26,6 +26,7 @@ which imports matplotlib meanwhile; the pages' hex colours are a table here
 """
 from __future__ import annotations
 
+import gc
 import os
 import pickle
 import sys
@@ -407,6 +408,7 @@ def _serve(job: int, out: int) -> None:
     """The child: matplotlib imported, then the job drawn and its outcome written back
     (nothing when the parent closed unasked); ``os._exit``, so no exit handler of the
     parent's runs twice."""
+    gc.freeze()       # the collector skips the parent's objects: fewer of its pages copied
     try:
         _warm()
         data = _read_all(job)
