@@ -27,7 +27,10 @@ psutil = pytest.importorskip("psutil")
 from compare import run_comparison  # noqa: E402
 from compare.cli.run import main as run_main  # noqa: E402
 from compare.executors.dask.executor import DaskExecutor, merged_facts  # noqa: E402
+from compare.executors.dask.shipping import FOLDER  # noqa: E402
 from compare.executors.local import supervision  # noqa: E402
+from puzzles.formats import instance_cache  # noqa: E402
+from tests.run.test_instance_cache import xml  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -321,6 +324,75 @@ def two_deaths_then_crashed(tmp_path, executor) -> None:
     assert frame.loc[("deadly:4", "fake-regicide"), "status"] == "crashed"
     assert "two Dask workers died" in frame.loc[("deadly:4", "fake-regicide"), "message"]
     assert (frame.drop(("deadly:4", "fake-regicide"))["status"] == "solved").all()
+
+
+@pytest.mark.parametrize("shared", [True, False])
+def test_an_xcsp3_file_reaches_workers_by_its_path_or_as_bytes_once(shared, tmp_path, mark,
+                                                                   monkeypatch,
+                                                                   worker_processes):
+    """Worker processes read an absolute path themselves: nothing is shipped. A relative
+    path that only the client resolves (the workers started in another folder) reaches
+    them as the file's bytes, at most once per worker, written into the worker's folder
+    under the file's name; its tasks are solved and verified all the same."""
+    pytest.importorskip("pycsp3")
+    monkeypatch.setenv(instance_cache.FOLDER_ENV, str(tmp_path / "cache"))
+    here = tmp_path / "client"
+    here.mkdir()
+    (here / "Fam-1.xml").write_text(xml("<allDifferent> x[] </allDifferent>"))
+    monkeypatch.chdir(here)             # the workers' folder stays the test's
+    executor = DaskExecutor(cluster=worker_processes)
+    comparison = run_comparison([str(here / "Fam-1.xml") if shared else "Fam-1.xml"],
+                                ["backtracking"], executor=executor, out=tmp_path / "run",
+                                repeat=4)
+    results = comparison.results
+    assert len(results) == 4 and set(results["puzzle_id"]) == {"Fam-1"}
+    assert set(results["status"]) == {"solved"} and results["verified"].eq(1).all()
+
+    def copies(dask_worker):
+        folder = Path(dask_worker.local_directory)
+        return [(str(p.relative_to(folder)), p.read_bytes()) for p in folder.rglob("Fam-1.xml")]
+
+    with distributed.Client(worker_processes, set_as_default=False) as client:
+        found = list(client.run(copies).values())
+    data = (here / "Fam-1.xml").read_bytes()
+    if shared:
+        assert executor.shipped == {} and found == [[], []]
+        return
+    (digest,) = executor.shipped
+    assert executor.shipped[digest] == len(data)
+    assert all(len(mine) <= 1 for mine in found) and any(found)
+    assert {copy for mine in found for copy in mine} == {(f"{FOLDER}/{digest}/Fam-1.xml", data)}
+
+
+def test_a_worker_writes_shipped_bytes_once_and_only_with_the_files_digest(tmp_path):
+    """A copy of the reference points at the worker's copy (its name, digest and cache
+    setting kept); bytes of another digest leave the reference as it was."""
+    from compare.executors.dask.shipping import localized
+    from puzzles.formats.xcsp3.kind import reference
+    path = tmp_path / "Fam-2.xml"
+    path.write_bytes(xml("<allDifferent> x[] </allDifferent>").encode())
+    puzzle = reference(str(path))
+    gone = type(puzzle)("elsewhere/Fam-2.xml", puzzle.digest, puzzle.nbytes, puzzle.name,
+                        puzzle.source)
+    object.__setattr__(gone, "_cache", ("folder", "on"))
+    fetched = []
+
+    def fetch(key):
+        fetched.append(key)
+        return path.read_bytes() if key == "right" else b"x" * puzzle.nbytes
+
+    worker = tmp_path / "worker"
+    assert localized({"p": gone}, {puzzle.digest: "wrong"}, str(worker), fetch)["p"] is gone
+    for _ in range(2):
+        moved = localized({"p": gone}, {puzzle.digest: "right"}, str(worker), fetch)["p"]
+        assert moved is not gone and moved.path == str(worker / FOLDER / puzzle.digest /
+                                                       "Fam-2.xml")
+    assert fetched == ["wrong", "right"] and Path(moved.path).read_bytes() == path.read_bytes()
+    assert (moved.name, moved.digest, moved.__dict__["_cache"]) == (
+        "Fam-2", puzzle.digest, ("folder", "on"))
+    assert gone.path == "elsewhere/Fam-2.xml"
+    readable = localized({"p": puzzle}, {puzzle.digest: "right"}, str(tmp_path / "w2"), fetch)
+    assert readable["p"] is puzzle and fetched == ["wrong", "right"]
 
 
 @pytest.mark.parametrize("where", ["local", "dask"])

@@ -24,6 +24,9 @@ host.
   nothing, as a local cluster's does); a task that kills two workers in a
   row is recorded ``crashed`` (see ``dask.worker``). Every task is yielded
   once, whatever ran twice.
+* **Instance files** (XCSP3 references) load on the workers from the client's
+  path where they can read it, else from bytes sent once per instance
+  (``dask.shipping``).
 
 ``distributed`` is an optional dependency (the "dask" extra): it is imported
 when a Dask run starts, never by a local run.
@@ -52,6 +55,7 @@ from compare.executors.dask.cluster import (
     quiet_dask_logs,
     scheduler_address,
 )
+from compare.executors.dask.shipping import Shipments
 from compare.executors.local.processes import main_hidden, start_forkserver
 from compare.executors.tasks import Task
 from compare.plugins import plugin_list
@@ -118,6 +122,8 @@ class DaskExecutor(Executor):
         self._submitted = 0
         self._track_tries = True
         self._facts: dict = {}
+        self._shipping: Shipments | None = None
+        self.shipped: dict[str, int] = {}     # bytes scattered per file digest (``shipping``)
 
     # ----- cluster -------------------------------------------------------------------
     def start(self) -> None:
@@ -231,6 +237,10 @@ class DaskExecutor(Executor):
             with suppress(Exception):
                 client.cancel(list(self._live))
             self._live = {}
+            if self._shipping is not None:
+                with suppress(Exception):
+                    self._shipping.close()
+                self._shipping = None
             if self._plugin_name:
                 with suppress(Exception):       # before the plugin takes its slots away
                     from compare.executors.dask import worker as dask_worker
@@ -270,9 +280,13 @@ class DaskExecutor(Executor):
         from distributed import as_completed
         by_tid = {t.tid: t for t in tasks}
         pending, done, unrun = deque(tasks), set(), []
+        self._shipping = Shipments(self._client, self._token, tasks, puzzles)
+        self.shipped = self._shipping.sent
         arrived = as_completed(loop=self._client.loop, with_results=True, raise_errors=False)
         while pending or self._live:
             self._top_up(pending, puzzles, arrived, skip, unrun)
+            for task, _ in unrun:
+                self._shipping.answered(task, puzzles)
             yield from unrun
             unrun.clear()
             yield None
@@ -296,6 +310,7 @@ class DaskExecutor(Executor):
             for tid, result in results:
                 if tid not in done:
                     done.add(tid)
+                    self._shipping.answered(by_tid[tid], puzzles)
                     yield by_tid[tid], result
             yield None               # a chunk is in: the caller settles it
             if self.gave_up:         # no solver process can start: the rest cannot run
@@ -318,7 +333,8 @@ class DaskExecutor(Executor):
         self._submitted += 1
         future = self._client.submit(
             dask_worker.solve_chunk, self._plugin_name, chunk.tasks, needed, chunk.careful,
-            self._track_tries, key=f"csp-chunk-{self._token}-{self._submitted}", pure=False)
+            self._track_tries, self._shipping.keys(chunk.tasks, puzzles),
+            key=f"csp-chunk-{self._token}-{self._submitted}", pure=False)
         self._live[future] = chunk
         arrived.add(future)
 

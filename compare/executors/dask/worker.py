@@ -29,10 +29,11 @@ import socket
 import threading
 import time
 
-from distributed import Reschedule, WorkerPlugin, get_client, get_worker
+from distributed import Future, Reschedule, WorkerPlugin, get_client, get_worker
 
 import engines
 from compare.executors.base import WorkerSetup
+from compare.executors.dask.shipping import FETCH_S, localized
 from compare.executors.local.executor import LocalExecutor
 from compare.executors.tasks import Task
 from compare.plugins import PluginError, load_plugins
@@ -156,12 +157,15 @@ def problem_of(plugin_name: str, dask_worker=None) -> str | None:
 
 
 def solve_chunk(plugin_name: str, tasks: list[Task], puzzles: dict, careful: bool = False,
-                track_tries: bool = True) -> tuple[str, list[tuple[int, Result]], float, str | None]:
+                track_tries: bool = True, shipped: dict | None = None,
+                ) -> tuple[str, list[tuple[int, Result]], float, str | None]:
     """Solve a chunk with one of this worker's solver processes; a Dask task.
 
     Returns the host name, ``(tid, result)`` pairs, the seconds per task once
     the solver process was ready (for the chunk sizing) and, if no solver
-    process could start, why.
+    process could start, why. ``shipped`` gives, per digest, the key of the
+    bytes of an instance file some worker cannot read (``dask.shipping``):
+    this worker loads such a file from its own copy if it cannot read the path.
     """
     worker = get_worker()
     plugin = worker.plugins.get(plugin_name)
@@ -174,6 +178,7 @@ def solve_chunk(plugin_name: str, tasks: list[Task], puzzles: dict, careful: boo
                               message="two Dask workers died in a row while it ran"))
                for t in tasks if t.tid in attempt.crashed]
     todo = [t for t in tasks if t.tid not in attempt.crashed]
+    puzzles = localized(puzzles, shipped or {}, worker.local_directory, _fetched)
     slot = plugin.take()
     times = []
     try:
@@ -191,6 +196,11 @@ def solve_chunk(plugin_name: str, tasks: list[Task], puzzles: dict, careful: boo
     if len(times) > 1:
         per_task = max(per_task, (times[-1] - times[0]) / (len(times) - 1))
     return plugin.host, results, per_task, slot.gave_up
+
+
+def _fetched(key: str) -> bytes:
+    """The bytes the client scattered under ``key`` (held by a worker: ``memory``)."""
+    return Future(key, client=get_client(), state="memory").result(timeout=FETCH_S)
 
 
 def _solve(slot: LocalExecutor, todo: list[Task], puzzles: dict, attempt: "_Attempt"):
