@@ -171,8 +171,10 @@ def publish(folder: Path, command: str, measured: list[Case], repeats: int,
         f"plus 3 s for start-up and the report.", "",
         "A run pays what `--help` and `solve` do not: pandas and the plan, imported while "
         "the workers' forkserver imports the harness's modules in its own process, and after "
-        "the run the report (matplotlib for the PNG plot, report.html); on a shared machine "
-        "these compete with every other process for the 2 cores, which the spread shows.",
+        "the run the report (results.csv, report.html); matplotlib is imported by a child "
+        "forked before the run, which draws the PNG plot while the parent writes the rest. "
+        "On a shared machine these compete with every other process for the 2 cores, which "
+        "the spread shows.",
         ""])
     from compare.benchmark.page import page_text
     folder.mkdir(parents=True, exist_ok=True)
