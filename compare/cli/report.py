@@ -34,6 +34,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from compare.cli.common import (
     Exit,
@@ -44,12 +45,11 @@ from compare.cli.common import (
     setting,
 )
 from compare.errors import CompareError
-from compare.reporting import history
-from compare.reporting.report import build_report
-from compare.reporting.runs import compare_runs
 from compare.store.files import RunFile, write_text
-from compare.store.folder import RunFolder
 from compare.store.store import READ, REBUILD
+
+if TYPE_CHECKING:
+    from compare.store.folder import RunFolder
 
 BAD_USAGE = Exit.USAGE
 
@@ -99,6 +99,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--json does not go with --history (history.csv is its table for tools)")
     if not (args.out or args.compare or args.history):
         parser.error("one of --out, --compare or --history is required")
+    # lazy, for start-up: the report's modules import pandas, which the parser never needs
+    from compare.reporting.report import build_report
+    from compare.store.folder import RunFolder
     folders = args.compare or args.history or [args.out]
     access = READ if args.compare or args.history else REBUILD
     runs = [RunFolder(folder, access) for folder in folders]
@@ -138,6 +141,7 @@ def main(argv: list[str] | None = None) -> int:
 def _compare(a: RunFolder, b: RunFolder, shift_s: float | None, fail_above: float | None,
              as_json: bool = False, out: Path | None = None) -> int:
     """The runs are only read; compare.md and compare.json go to ``out`` when given."""
+    from compare.reporting.runs import compare_runs  # lazy, for start-up: pandas
     diff = compare_runs(a, b, shift_s)
     text = json.dumps(diff.as_dict(), indent=2) + "\n"
     if out is not None:
@@ -155,6 +159,7 @@ def _compare(a: RunFolder, b: RunFolder, shift_s: float | None, fail_above: floa
 
 def _history(folders: list[RunFolder], out: Path, baseline: str | None, shift_s: float | None,
              quiet: bool, relative: bool = False) -> int:
+    from compare.reporting import history  # lazy, for start-up: pandas
     series = history.history(folders, baseline, shift_s, relative)   # a fault: main says it
     csv, html = history.write(series, out)
     if not quiet:

@@ -17,11 +17,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("pandas", "matplotlib", "ortools", "numba", "scipy")
-# The parsers --help, a run, solve and the small commands build (report and bench
-# are tools over run folders and benchmark files: their modules read them with pandas).
+# The parsers --help, a run, solve, report and the small commands build (bench is a
+# tool over benchmark files: its module reads them with pandas).
 PARSERS = ("compare.cli", "compare.cli.common", "compare.cli.run_args", "compare.cli.solve",
            "compare.cli.generate", "compare.cli.engines", "compare.cli.kinds",
-           "compare.cli.completion")
+           "compare.cli.completion", "compare.cli.report")
 
 
 def loaded_after(code: str) -> set[str]:
