@@ -21,6 +21,10 @@ class Puzzle(ABC):
     # given (an XCSP3 instance's): the judge then skips the model, and a process
     # that judges need never build or hold it.
     rules_judge_alone: bool = False
+    # True where every puzzle of the kind is a model structure of its own (a file per
+    # instance): a worker warms the kind's first shape only, and later ones time their
+    # translation as their build, instead of translating each twice.
+    shape_per_puzzle: bool = False
 
     @abstractmethod
     def to_model(self, formulation: str | None = None) -> Model:

@@ -193,6 +193,9 @@ def test_a_run_whose_parent_never_parses(tmp_path, cache_dir, monkeypatch):
     with sqlite3.connect(out / "results.sqlite") as db:
         runs = json.loads(db.execute("SELECT value FROM meta WHERE key = 'runs'").fetchone()[0])
     assert 10 < runs[0]["parent_peak_rss_mb"] < 100_000     # the parent's own peak, in MB
+    shapes = [w for w in runs[0]["warmup"]["shapes"] if not w["shape"].startswith("loading ")]
+    # a file is a shape of its own: each engine warms the kind's first one only
+    assert sorted(w["engine"] for w in shapes) == ["backtracking", "cpsat"], shapes
     rows = _rows(out)
     good = [r for r in rows if r["puzzle_id"] != "Bad-1"]
     assert {r["status"] for r in good} == {"solved"} and all(r["verified"] for r in good)

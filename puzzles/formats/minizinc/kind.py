@@ -83,6 +83,7 @@ class MiniZinc(Puzzle):
     kind = "minizinc"
     formulations = ("default",)
     rules_judge_alone = True      # the judge reads the FlatZinc, never the translation
+    shape_per_puzzle = True       # a file is a shape: its translation is its task's build
 
     def __repr__(self) -> str:         # the resume check hashes this: the files' content
         return f"MiniZinc({self.name!r}, {self.digest})"

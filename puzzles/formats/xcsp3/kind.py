@@ -88,6 +88,7 @@ class Xcsp3(Puzzle):
     kind = "xcsp3"
     formulations = ("default",)
     rules_judge_alone = True      # the judge reads the instance, never the translation
+    shape_per_puzzle = True       # a file is a shape: its translation is its task's build
 
     def __repr__(self) -> str:         # the resume check hashes this: the file's content
         return f"Xcsp3({self.name!r}, {self.digest})"

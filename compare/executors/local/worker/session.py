@@ -250,6 +250,12 @@ class Session:
         key = (task.engine, shape, task.mode)
         if key in self.warm:
             return True
+        if getattr(puzzle, "shape_per_puzzle", False):
+            # the kind's first shape warms it; later ones are timed as they come
+            kind = (task.engine, f"kind:{puzzle.kind}", task.mode)
+            if kind in self.warm:
+                return True
+            self.warm.add(kind)
         self.notify(("shaping", task.tid, shape))
         start = time.perf_counter()
         self._warm_shape(engine, task, puzzle)
