@@ -35,6 +35,7 @@ _REGISTRY: dict[str, str] = {
     "python-constraint": "engines.python_constraint:PythonConstraintEngine",
     "cpsat": "engines.cpsat:CpSatEngine",
     "cpmpy": "engines.cpmpy.engine:CpmpyEngine",
+    "ace": "engines.ace.engine:AceEngine",
     "minizinc": "engines.minizinc.engine:MinizincEngine",
     "gecode": "engines.minizinc.engine:GecodeEngine",
 }

@@ -1,0 +1,1 @@
+"""ACE, the reference XCSP3 solver, as an engine: the XCSP3 writer and the engine."""

@@ -1,0 +1,162 @@
+"""ACE, the reference XCSP3 solver (Java), run as an executable on the model written as XCSP3.
+
+Every model, whatever its source, is written by ``engines.ace.writer`` and
+solved by ``java -Xmx.. -jar ACE-*.jar FILE.xml``; ACE's ``v <instantiation>``
+lines name every model variable, so its answers are judged like any engine's.
+The jar is the one the PyPI package pycsp3 ships (``pycsp3/solvers/ace``),
+found without importing pycsp3. See docs/engines.md, "ace".
+"""
+from __future__ import annotations
+
+import glob
+import importlib.util
+import os
+import re
+import tempfile
+import time
+
+from engines.ace.writer import FALSE, constraint_lines, write
+from engines.base import Engine
+from engines.contract import MODES, Outcome, Status
+from engines.external import (
+    ExecutableMissing,
+    find_executable,
+    jvm_heap_flag,
+    missing_reason,
+    run_solver,
+)
+from puzzles.model import (
+    AllDifferent,
+    Arith,
+    Clause,
+    Element,
+    Linear,
+    Model,
+    NotEqualOffset,
+    ReifiedLinear,
+    Table,
+)
+
+JAVA_HINT = "Debian package default-jre-headless"
+# ACE searches on one thread; a serial collector keeps the JVM's garbage collection
+# on that thread too, as every other engine runs on one core.
+JVM = ("-XX:+UseSerialGC",)
+NO_LIMIT_S = 10 * 24 * 3600.0
+# Every run: all model variables kept and printed (ACE drops variables in no constraint
+# and fixes isolated ones to an arbitrary value by default), each solution as it is found,
+# in plain XML, without colours.
+COMMON = ("-xe", "-xc=false", "-npc", "-omv=false", "-riv=false")
+# ``lexfirst``: depth-first in variable order, least value first, one run (no restarts),
+# no last-conflict reordering, variables fixed by preprocessing kept (ACE 2.6 fails an
+# assertion when it drops them all): the first solution is the lexicographically least.
+LEXICO = ("-varh=Lexico", "-valh=First", "-r_n=1", "-lc=0", "-dsp=false")
+VALUES = re.compile(r"<list>(.*?)</list>\s*<values>(.*?)</values>")
+
+
+def ace_jar() -> str | None:
+    """The ACE jar inside the installed pycsp3 package (the newest, by name), or None."""
+    spec = importlib.util.find_spec("pycsp3")        # finds the package, runs none of it
+    for root in (spec.submodule_search_locations or []) if spec else []:
+        jars = sorted(glob.glob(os.path.join(root, "solvers", "ace", "ACE-*.jar")))
+        if jars:
+            return jars[-1]
+    return None
+
+
+class AceEngine(Engine):
+    name = "ace"
+    library = "pycsp3"
+    modes = frozenset(MODES)
+    constraint_kinds = frozenset({AllDifferent, Linear, NotEqualOffset, Table, ReifiedLinear,
+                                  Clause, Element, Arith})
+    # ACE holds values in Java ints (32 bits) and sums in longs.
+    value_range = (31, "ACE's range (32-bit Java integers)")
+    option_defaults = {"memory_mb": 2048}
+    in_default_set = False
+
+    @classmethod
+    def validate_options(cls, options) -> None:
+        cls.require_ints(options, ("memory_mb",), {"memory_mb": 64})
+
+    @classmethod
+    def unavailable_reason(cls) -> str:
+        if ace_jar() is None:
+            return "the ACE jar is not installed (pip install pycsp3: pycsp3/solvers/ace)"
+        return missing_reason("java", JAVA_HINT)
+
+    @classmethod
+    def available(cls) -> bool:
+        return not cls.unavailable_reason()
+
+    @classmethod
+    def version(cls) -> str:
+        jar = ace_jar()
+        return os.path.basename(jar)[4:-4] if jar else "missing"
+
+    def translate(self, model: Model):
+        structure = model.structure
+        if not structure.size:        # nothing for ACE to read: each constraint is decided
+            holds = all(constraint_lines(c, ()) != FALSE for c in structure.constraints)
+            return None, holds
+        return write(model), structure.size
+
+    def search(self, translated, mode: str, limit: int, deadline: float | None) -> Outcome:
+        text, size = translated
+        if text is None:              # a model of no variable: ``size`` says if it holds
+            found = [()] if size else []
+            return Outcome(Status.SOLVED if size else Status.UNSAT, found,
+                           len(found) if mode == "count" else None)
+        jar = ace_jar()
+        if jar is None:
+            raise ExecutableMissing(self.unavailable_reason())
+        java = find_executable("java", JAVA_HINT)
+        left = NO_LIMIT_S if deadline is None else deadline - time.perf_counter()
+        if left <= 0:
+            return Outcome(Status.TIMEOUT, count=0 if mode == "count" else None)
+        wanted = max(1, limit) if mode == "count" else 1
+        options = [*COMMON, f"-s={wanted}", f"-t={max(1, int(left * 1000))}"]
+        if mode == "lexfirst":
+            options += LEXICO
+        memory = self.options["memory_mb"]
+        with tempfile.TemporaryDirectory(prefix="ace-") as folder:
+            path = os.path.join(folder, "model.xml")
+            with open(path, "w") as handle:
+                handle.write(text)
+            done = run_solver([java, jvm_heap_flag(memory), *JVM, "-jar", jar, path, *options],
+                              timeout_s=left, memory_mb=memory, limit_address_space=False)
+        return read_outcome(done, size, mode, wanted)
+
+
+def read_outcome(done, size: int, mode: str, wanted: int) -> Outcome:
+    """ACE's answer from its output: the solutions printed, then ``s ...``."""
+    solutions, seen = [], set()
+    verdict = None
+    for line in done.stdout.splitlines():
+        if line.startswith("v "):
+            found = VALUES.search(line)
+            if found is None:
+                continue
+            values = dict(zip(found.group(1).split(), map(int, found.group(2).split())))
+            solution = tuple(values[f"x{i}"] for i in range(size))
+            if solution in seen:
+                raise RuntimeError("ACE printed one solution twice")
+            seen.add(solution)
+            solutions.append(solution)
+        elif line.startswith("s "):
+            verdict = line[2:].strip()
+    stats = {"ace_wall_s": round(done.wall_s, 4)}
+    if done.peak_rss_mb is not None:
+        stats["ace_peak_rss_mb"] = round(done.peak_rss_mb, 1)
+    count = len(solutions) if mode == "count" else None
+    limited = done.limit_status()
+    if limited is not None and len(solutions) < wanted:
+        return Outcome(limited, solutions, count, stats=stats)
+    complete = any(line.strip() == "d COMPLETE EXPLORATION" for line in done.stdout.splitlines())
+    if solutions and (len(solutions) >= wanted or complete):
+        return Outcome(Status.SOLVED, solutions, count, stats=stats)
+    if verdict == "UNSATISFIABLE" and not solutions:
+        return Outcome(Status.UNSAT, [], count, stats=stats)
+    if verdict in ("UNKNOWN", "SATISFIABLE") and "ERROR" not in done.stdout:
+        return Outcome(Status.TIMEOUT, solutions, count, stats=stats)    # ACE's own -t
+    tail = " ".join((done.stderr or done.stdout).split())[-300:]
+    raise RuntimeError(f"ACE ended with {done.ended} and no verdict: {tail}")
