@@ -31,7 +31,8 @@ exactly the model's solutions (docs/kinds.md, "Constraint kinds of the model"):
   solvers disagree on XCSP3's ``div`` and ``mod`` over negative or zero
   operands (ACE 2.6 refuses them). Past ``TABLE_CAP`` combinations of the
   arguments' domains they are written as guarded intensions
-  (``and(ne(y,0),eq(r,div(x,y)))``), exact by XCSP3's definition.
+  (``and(ne(y,0),eq(r,div(x,y)))``, ``and(ge(e,0),eq(r,pow(x,abs(e))))``),
+  exact by XCSP3's definition.
 
 A constraint that holds or fails whatever the values (a sum of nothing, a
 table with no row inside its domains) becomes nothing, or one constraint that
@@ -273,8 +274,8 @@ def _arith(con: Arith, domains) -> list[str] | str:
     body = f"eq({result},{expr})"
     if con.op in ("div", "mod"):
         body = f"and(ne({args[1]},0),{body})"
-    elif con.op == "pow":
-        body = f"and(ge({args[1]},0),{body})"
+    elif con.op == "pow":           # abs: no evaluator meets a negative exponent
+        body = f"and(ge({args[1]},0),eq({result},pow({args[0]},abs({args[1]}))))"
     return [f"<intension> {body} </intension>"]
 
 

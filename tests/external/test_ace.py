@@ -14,6 +14,7 @@ import pytest
 
 from compare.judge.checker import check_model
 from engines import Status, get_engine
+from engines.ace import writer as ace_writer
 from engines.ace.engine import AceEngine
 from engines.ace.writer import write
 from engines.contract import KEEP_SOLUTIONS
@@ -84,6 +85,17 @@ def test_corner_cases_read_back_with_the_same_solutions(tmp_path):
     model = edge_model()
     assert solutions(model)
     assert projected(read_back(model, tmp_path), 5) == solutions(model)
+
+
+def test_arith_past_the_table_cap_reads_back_as_guarded_intensions(tmp_path, monkeypatch):
+    monkeypatch.setattr(ace_writer, "TABLE_CAP", 0)
+    models = [m for kind, _, m in corpus(12) if kind == "Arith"] + [edge_model()]
+    for model in models:
+        text = write(model)
+        assert all(f"{c.op}(" in text for c in model.structure.constraints
+                   if isinstance(c, Arith) and c.op in ("div", "mod", "pow"))
+        back = read_back(model, tmp_path)
+        assert projected(back, model.structure.size) == solutions(model), model.structure.key
 
 
 def test_givens_and_a_failing_constraint_are_written(tmp_path):
