@@ -51,6 +51,7 @@ COMMON = ("-xe", "-xc=false", "-npc", "-omv=false", "-riv=false")
 # assertion when it drops them all): the first solution is the lexicographically least.
 LEXICO = ("-varh=Lexico", "-valh=First", "-r_n=1", "-lc=0", "-dsp=false")
 VALUES = re.compile(r"<list>(.*?)</list>\s*<values>(.*?)</values>")
+FOUND = re.compile(r"^d FOUND SOLUTIONS\s+([\d,]+)", re.MULTILINE)   # "60,000"
 
 
 def ace_jar() -> str | None:
@@ -148,11 +149,17 @@ def read_outcome(done, size: int, mode: str, wanted: int) -> Outcome:
     if done.peak_rss_mb is not None:
         stats["ace_peak_rss_mb"] = round(done.peak_rss_mb, 1)
     count = len(solutions) if mode == "count" else None
+    if done.stdout_dropped and mode == "count":     # the middle of a long listing is gone
+        found = FOUND.search(done.stdout)
+        if found is not None:
+            count = int(found.group(1).replace(",", ""))
+        elif done.limit_status() is None:          # stopped by a limit: what was read counts
+            raise RuntimeError("ACE's listing was cut and its count is missing")
     limited = done.limit_status()
-    if limited is not None and len(solutions) < wanted:
+    if limited is not None and (count or len(solutions)) < wanted:
         return Outcome(limited, solutions, count, stats=stats)
     complete = any(line.strip() == "d COMPLETE EXPLORATION" for line in done.stdout.splitlines())
-    if solutions and (len(solutions) >= wanted or complete):
+    if solutions and ((count or len(solutions)) >= wanted or complete):
         return Outcome(Status.SOLVED, solutions, count, stats=stats)
     if verdict == "UNSATISFIABLE" and not solutions:
         return Outcome(Status.UNSAT, [], count, stats=stats)
