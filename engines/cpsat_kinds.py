@@ -1,9 +1,10 @@
-"""CP-SAT's translation of the model's ReifiedLinear, Clause, Element and Arith kinds.
+"""CP-SAT's translation of the model's ReifiedLinear, Clause, Element, Arith and
+AllDifferentList kinds.
 
 Each adder takes the CP-SAT model, the model's variables, the constraint and
 the narrowed domains. Auxiliary variables (a Boolean tied to a literal whose
 domain is wider than 0/1, a divisor without 0, a quotient and product for
-``mod``) are created after every model variable and are functions of the
+``mod``, a "differs here" flag per position of two lists) are created after every model variable and are functions of the
 model's variables, so enumeration counts the model's solutions once each and
 ``CpTask.restrict`` still finds the model's variables first in the proto.
 """
@@ -11,7 +12,16 @@ from __future__ import annotations
 
 from engines.contract import Unsupported
 from engines.support.arith import NEGATED, POW_TOO_LARGE, pow_table
-from puzzles.model import OPERATORS, Arith, Clause, Element, Linear, ReifiedLinear, merged_terms
+from puzzles.model import (
+    OPERATORS,
+    AllDifferentList,
+    Arith,
+    Clause,
+    Element,
+    Linear,
+    ReifiedLinear,
+    merged_terms,
+)
 
 try:
     from ortools.sat.python import cp_model
@@ -160,6 +170,28 @@ def add_arith(cp, xs, con: Arith, domains) -> None:
         raise Unsupported(f"cpsat: Arith operation {con.op!r}")
 
 
+def add_all_different_list(cp, xs, con: AllDifferentList, domains) -> None:
+    """Per pair of lists, one of its "differs at i" flags is true; each flag is
+    equivalent to ``a_i != b_i`` (so a function of the model's variables). A position
+    holding one variable twice never differs, one of disjoint domains always does
+    (the pair then needs no constraint)."""
+    lists = con.lists
+    for j, b in enumerate(lists):
+        for a in lists[:j]:
+            flags = []
+            for x, y in zip(a, b):
+                if x == y:
+                    continue
+                if not set(domains[x]) & set(domains[y]):
+                    break
+                d = cp.new_bool_var("")
+                cp.add(xs[x] != xs[y]).only_enforce_if(d)
+                cp.add(xs[x] == xs[y]).only_enforce_if(d.Not())
+                flags.append(d)
+            else:
+                cp.add_bool_or(flags)
+
+
 # The kinds this module adds, each adder taking (cp, xs, con, domains).
 ADD_KINDS = {ReifiedLinear: add_reified_linear, Clause: add_clause, Element: add_element,
-             Arith: add_arith}
+             Arith: add_arith, AllDifferentList: add_all_different_list}

@@ -31,6 +31,7 @@ from engines.support.lexprobe import SearchTimeout, lexfirst_by_probes
 from puzzles.model import (
     OPERATORS,
     AllDifferent,
+    AllDifferentList,
     Arith,
     Clause,
     Element,
@@ -202,10 +203,24 @@ def _arith(con: Arith) -> Piece:
     return _function((*args, result), test)
 
 
-# One entry per constraint kind.
+def _all_different_list(con: AllDifferentList) -> list[Piece]:
+    """One function per pair of lists: they differ at some position."""
+    pieces = []
+    for j, b in enumerate(con.lists):
+        for a in con.lists[:j]:
+            spots = tuple((x, y) for x, y in zip(a, b) if x != y)
+
+            def test(value, spots=spots):
+                return any(value[x] != value[y] for x, y in spots)
+            pieces.append(_function(tuple(v for spot in spots for v in spot), test))
+    return pieces
+
+
+# One entry per constraint kind; AllDifferentList makes a piece per pair of lists.
 _TRANSLATE = {AllDifferent: _all_different, Linear: _linear,
               NotEqualOffset: _not_equal_offset, Table: _table,
-              ReifiedLinear: _reified_linear, Clause: _clause, Element: _element, Arith: _arith}
+              ReifiedLinear: _reified_linear, Clause: _clause, Element: _element, Arith: _arith,
+              AllDifferentList: _all_different_list}
 
 
 @dataclass
@@ -298,11 +313,12 @@ class PythonConstraintEngine(Engine):
     def translate(self, model: Model) -> PcTask:
         task = PcTask(model.domains(), [])
         for con in model.structure.constraints:
-            piece = _TRANSLATE[type(con)](con)
-            if len(set(piece.variables)) < 2:
-                task.fold(piece)
-            else:
-                task.pieces.append(piece)
+            made = _TRANSLATE[type(con)](con)
+            for piece in made if isinstance(made, list) else (made,):
+                if len(set(piece.variables)) < 2:
+                    task.fold(piece)
+                else:
+                    task.pieces.append(piece)
         return task
 
     def solutions(self, task: PcTask, domains, watch: Watch):

@@ -97,8 +97,15 @@ class Arith:
     result: int
 
 
+@dataclass(frozen=True)
+class AllDifferentList:
+    """No two of ``lists`` (variables, all of one length) take the same values
+    position by position: each two differ somewhere."""
+    lists: tuple[tuple[int, ...], ...]
+
+
 Constraint = Union[AllDifferent, Linear, NotEqualOffset, Table, ReifiedLinear, Clause,
-                   Element, Arith]
+                   Element, Arith, AllDifferentList]
 # The one operator table: engines translate through it; the checker keeps its own.
 OPERATORS: dict[str, Callable[[object, object], object]] = {
     "==": operator.eq, "!=": operator.ne, "<=": operator.le, ">=": operator.ge}
@@ -135,6 +142,8 @@ class Structure:
             for v in constraint_vars(con):
                 if not 0 <= v < n:
                     raise ModelError(f"constraint {con!r} names unknown variable {v}")
+            if isinstance(con, AllDifferentList) and len({len(x) for x in con.lists}) > 1:
+                raise ModelError("AllDifferentList over lists of different lengths")
             if isinstance(con, Arith):
                 wanted = ARITH_ARITY.get(con.op, -1)
                 if wanted == -1 or (len(con.args) != wanted if wanted else not con.args):
@@ -200,6 +209,8 @@ def constraint_vars(con: Constraint) -> tuple[int, ...]:
         return (con.index, *con.vars, con.value)
     if isinstance(con, Arith):
         return (*con.args, con.result)
+    if isinstance(con, AllDifferentList):
+        return tuple(v for row in con.lists for v in row)
     return con.vars
 
 

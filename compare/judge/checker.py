@@ -26,6 +26,7 @@ from compare.judge.verdict import UNANSWERED
 from engines import ANSWERED, Status, status_word
 from puzzles.model import (
     AllDifferent,
+    AllDifferentList,
     Arith,
     Clause,
     Element,
@@ -183,6 +184,18 @@ def _arith(con: Arith, values, names) -> str | None:
             f"{_few(con.args, names)} = {tuple(args)} is {shown}")
 
 
+def _all_different_list(con: AllDifferentList, values, names) -> str | None:
+    seen: dict[tuple, int] = {}
+    for k, row in enumerate(con.lists):
+        taken = tuple(values[v] for v in row)
+        if taken in seen:
+            first = con.lists[seen[taken]]
+            return (f"lists {_few(first, names, 2)} and {_few(row, names, 2)} both take "
+                    f"{taken} (AllDifferentList)")
+        seen[taken] = k
+    return None
+
+
 def _few(variables, names, most: int = 4) -> str:
     shown = ", ".join(names[v] for v in variables[:most])
     return shown + (", ..." if len(variables) > most else "")
@@ -190,7 +203,8 @@ def _few(variables, names, most: int = 4) -> str:
 
 _JUDGES = {AllDifferent: _all_different, Linear: _linear,
            NotEqualOffset: _not_equal_offset, Table: _table,
-           ReifiedLinear: _reified_linear, Clause: _clause, Element: _element, Arith: _arith}
+           ReifiedLinear: _reified_linear, Clause: _clause, Element: _element, Arith: _arith,
+           AllDifferentList: _all_different_list}
 
 
 # ----- engine results ------------------------------------------------------------

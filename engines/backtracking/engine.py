@@ -16,6 +16,7 @@ from engines.base import Engine
 from engines.contract import Outcome, Status
 from puzzles.model import (
     AllDifferent,
+    AllDifferentList,
     Arith,
     Clause,
     Element,
@@ -67,7 +68,7 @@ class BacktrackingEngine(Engine):
     name = "backtracking"
     library = ""
     constraint_kinds = frozenset({AllDifferent, Linear, NotEqualOffset, Table, ReifiedLinear,
-                                  Clause, Element, Arith})
+                                  Clause, Element, Arith, AllDifferentList})
     option_defaults = {"variant": "fast", "kernel": "python"}
     option_choices = {"variant": VARIANTS, "kernel": KERNELS}
     baseline_preferred = True          # the engine under study: the others are measured on it

@@ -1,4 +1,5 @@
-"""The model's ReifiedLinear, Clause, Element and Arith kinds as CPMpy expressions.
+"""The model's ReifiedLinear, Clause, Element, Arith and AllDifferentList kinds as
+CPMpy expressions.
 
 Each translator takes the constraint, the structure's CPMpy variables and its
 ``literal_domains``, and returns the expressions to post (a list: some kinds add side
@@ -14,7 +15,16 @@ from __future__ import annotations
 from engines.contract import Unsupported
 from engines.cpmpy.backends import cp
 from engines.support.arith import POW_TOO_LARGE, pow_table
-from puzzles.model import OPERATORS, Arith, Clause, Element, Linear, ReifiedLinear, merged_terms
+from puzzles.model import (
+    OPERATORS,
+    AllDifferentList,
+    Arith,
+    Clause,
+    Element,
+    Linear,
+    ReifiedLinear,
+    merged_terms,
+)
 
 
 def literal_domains(structure) -> list[tuple[int, ...]]:
@@ -118,6 +128,17 @@ def arith(con: Arith, xs, domains) -> list:
     raise Unsupported(f"cpmpy: Arith operation {con.op!r}")
 
 
+def all_different_list(con: AllDifferentList, xs, domains) -> list:
+    """Per pair of lists, some position differs (CPMpy 1.1 has no global for it);
+    a position holding one variable twice never does."""
+    posted = []
+    for j, b in enumerate(con.lists):
+        for a in con.lists[:j]:
+            differs = [xs[x] != xs[y] for x, y in zip(a, b) if x != y]
+            posted.append(cp.any(differs) if differs else cp.BoolVal(False))
+    return posted
+
+
 # The kinds this module translates, each taking (con, xs, domains).
 KIND_EXPRESSIONS = {ReifiedLinear: reified_linear, Clause: clause, Element: element,
-                    Arith: arith}
+                    Arith: arith, AllDifferentList: all_different_list}

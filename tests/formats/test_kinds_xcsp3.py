@@ -24,6 +24,7 @@ from puzzles.formats.xcsp3 import limits as xcsp3_limits
 from puzzles.formats.xcsp3 import model as xcsp3_model
 from puzzles.formats.xcsp3.kind import load_file  # noqa: E402
 from puzzles.loader import load_puzzles, puzzle_paths  # noqa: E402
+from puzzles.model import AllDifferentList  # noqa: E402
 from tests.puzzles.test_kinds_support import engine_or_skip  # noqa: E402
 
 X4 = '<array id="x" size="[4]"> 0..3 </array>'
@@ -386,6 +387,7 @@ def test_competition_instances_are_solved_and_judged(tmp_path):
     ("intension-arith", "MAX_ROWS", 16),         # sub-expressions as auxiliary variables
     ("intension-nonlinear", "MAX_ROWS", 16),
     ("element", "MAX_ROWS", 8),
+    ("conflicts", "MAX_ROWS", 16),               # each row forbidden by a clause
 ])
 def test_the_fallback_decompositions_are_exact(tmp_path, monkeypatch, name, setting, value):
     usual = case_file(tmp_path, name).to_model().structure.constraints
@@ -421,18 +423,32 @@ def test_element_tables_over_one_list_of_constants_share_their_rows(tmp_path):
     assert first.vars != second.vars and first.tuples is second.tuples
 
 
-def test_the_flags_of_every_lists_alldifferent_count_before_any_is_built(tmp_path, monkeypatch):
-    monkeypatch.setattr(xcsp3_limits, "MAX_AUX_VARIABLES", 3)    # each needs 2, both 4
+def test_alldifferent_over_lists_is_one_constraint_without_auxiliary_variables(tmp_path):
     path = tmp_path / "lists.xml"
-    one = "<allDifferent><list> x[0] x[1] </list><list> x[2] x[3] </list></allDifferent>"
-    path.write_text(xml(one + one.replace("x[1]", "x[0]")))
-    built = []
-    monkeypatch.setattr(xcsp3_model._Builder, "form_allDifferentLists",
-                        lambda self, *args: built.append(args))
+    path.write_text(xml("<allDifferent><list> x[0] x[1] </list><list> x[2] x[3] </list>"
+                        "<list> x[1] x[0] </list></allDifferent>"))
     structure = load_file(str(path)).to_model().structure
-    assert structure.unsupported == ("allDifferent over lists: the decompositions need 4 "
-                                     "auxiliary variables, more than 3")
-    assert not built
+    assert structure.constraints == (AllDifferentList(((0, 1), (2, 3), (1, 0))),)
+    assert structure.size == 4
+
+
+def test_starred_rows_past_the_automaton_limit_are_exact_as_literals(tmp_path, monkeypatch):
+    monkeypatch.setattr(xcsp3_limits, "MAX_EXPANDED", 0)
+    monkeypatch.setattr(xcsp3_limits, "MAX_STARRED_ROWS", 0)      # no automaton either
+    path = tmp_path / "starred.xml"
+    path.write_text(xml("<extension><list> x[0] x[1] x[2] </list><supports> (0,1,*)(0,2,*)"
+                        "(1,*,3)(3,*,*)(2,2,9) </supports></extension>"))
+    puzzle = load_file(str(path))
+    model = puzzle.to_model()
+    kinds = {type(c).__name__ for c in model.structure.constraints}
+    assert kinds <= {"ReifiedLinear", "Clause", "Table"} and "Clause" in kinds, kinds
+    expected = reference(puzzle, lambda x: x[0] == 3 or (x[0] == 0 and x[1] in (1, 2))
+                         or (x[0] == 1 and x[2] == 3))
+    for engine in ("backtracking", "cpsat", "python-constraint"):
+        solver = engine_or_skip(engine, model, "count")
+        assert solver.solve(model, "count", 10_000, 60).count == len(expected)
+        first = solver.solve(model, "lexfirst", 1, 60)
+        assert puzzle.decode(first.solutions[0]) == expected[0]
 
 
 def test_a_channel_between_lists_of_different_lengths_is_one_way(tmp_path):

@@ -8,6 +8,7 @@ import pytest
 
 from compare.judge.checker import check_model
 from puzzles.model import (
+    AllDifferentList,
     Arith,
     Clause,
     Element,
@@ -83,3 +84,17 @@ def test_an_arith_with_the_wrong_arity_is_not_a_model():
         model_of([range(3)] * 3, Arith("abs", (0, 1), 2))
     with pytest.raises(ModelError, match="'root'"):
         model_of([range(3)] * 2, Arith("root", (0,), 1))
+
+
+def test_all_different_lists_rejects_two_lists_equal_position_by_position():
+    model = model_of([range(3)] * 6, AllDifferentList(((0, 1), (2, 3), (4, 5))))
+    for values in itertools.product(range(3), repeat=6):
+        rows = {values[0:2], values[2:4], values[4:6]}
+        assert (check_model(model, values) is None) == (len(rows) == 3), values
+    reason = check_model(model, (1, 2, 0, 0, 1, 2))
+    assert "v0, v1" in reason and "v4, v5" in reason and "(1, 2)" in reason
+
+
+def test_all_different_lists_of_different_lengths_is_not_a_model():
+    with pytest.raises(ModelError, match="different lengths"):
+        model_of([range(3)] * 3, AllDifferentList(((0, 1), (2,))))

@@ -12,6 +12,7 @@ import random
 
 from puzzles.model import (
     AllDifferent,
+    AllDifferentList,
     Arith,
     Clause,
     Element,
@@ -23,7 +24,7 @@ from puzzles.model import (
 )
 
 MOST_VARIABLES = 6
-KINDS = ("ReifiedLinear", "Clause", "Element", "Arith")
+KINDS = ("ReifiedLinear", "Clause", "Element", "Arith", "AllDifferentList")
 OPS = ("==", "!=", "<=", ">=")
 ARITH_OPS = ("times", "div", "mod", "pow", "abs", "min", "max")
 
@@ -70,6 +71,9 @@ def _holds(con, v) -> bool:
         return tuple(v[x] for x in con.vars) in con.tuples
     if isinstance(con, AllDifferent):
         return len({v[x] for x in con.vars}) == len(con.vars)
+    if isinstance(con, AllDifferentList):
+        rows = [tuple(v[x] for x in row) for row in con.lists]
+        return all(rows[i] != rows[j] for i in range(len(rows)) for j in range(i))
     raise TypeError(type(con).__name__)
 
 
@@ -112,6 +116,12 @@ def random_model(seed: int, kind: str) -> Model:
             index, value = rng.sample(range(n), 2)
             array = tuple(rng.choice(range(n)) for _ in range(size))
             constraints.append(Element(index, array, value, base=rng.choice((0, 1))))
+        elif kind == "AllDifferentList":
+            # lists of one length, a variable sometimes in two lists or twice in one
+            width = rng.randint(1, 2)
+            lists = tuple(tuple(rng.choice(range(n)) for _ in range(width))
+                          for _ in range(rng.randint(2, 3)))
+            constraints.append(AllDifferentList(lists))
         else:
             op = rng.choice(ARITH_OPS)
             arity = 1 if op == "abs" else 2 if op in ("times", "div", "mod", "pow") \

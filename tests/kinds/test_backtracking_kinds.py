@@ -1,4 +1,4 @@
-"""The backtracker on ReifiedLinear, Clause, Element and Arith.
+"""The backtracker on ReifiedLinear, Clause, Element, Arith and AllDifferentList.
 
 Ground truth is the brute force of ``random_models`` (which shares no code with
 the engine); every answer is also judged by the independent checker. Both
@@ -16,6 +16,7 @@ from engines.backtracking.compiled import entry as numba_kernel
 from engines.backtracking.python.general import arith
 from engines.contract import KEEP_SOLUTIONS, Status
 from puzzles.model import (
+    AllDifferentList,
     Arith,
     Clause,
     Element,
@@ -56,7 +57,7 @@ def fresh_cache():
 
 def test_the_backtracker_declares_the_four_kinds():
     engine = get_engine("backtracking")
-    for kind in (ReifiedLinear, Clause, Element, Arith):
+    for kind in (ReifiedLinear, Clause, Element, Arith, AllDifferentList):
         assert kind in engine.constraint_kinds
     assert engine.unsupported_reason(corpus(1)[0][2], "count") is None
 
@@ -175,3 +176,9 @@ def test_a_linear_next_to_the_new_kinds_still_propagates(fresh_cache):
     doms = [(0, 1), (0, 1), range(4)]
     cons = [Clause((0, 1)), Linear((1, 1), (0, 1), "<=", 0), Arith("abs", (2,), 2)]
     assert solve_fast(model_of(doms, cons)).status is Status.UNSAT
+
+
+def test_a_list_equal_but_for_one_open_position_loses_the_equal_value(fresh_cache):
+    model = model_of([(1,), (2,), (1,), (2, 3), (1, 2), (2,)],
+                     [AllDifferentList(((0, 1), (2, 3), (4, 5)))])
+    assert_no_branching(model, (1, 2, 1, 3, 2, 2))

@@ -1,6 +1,6 @@
-"""CPMpy translates ReifiedLinear, Clause, Element and Arith exactly: on each working
-backend, every mode agrees with the brute force on the random models of each kind,
-and on hand-made models of the shapes some backends read differently."""
+"""CPMpy translates ReifiedLinear, Clause, Element, Arith and AllDifferentList exactly:
+on each working backend, every mode agrees with the brute force on the random models
+of each kind, and on hand-made models of the shapes some backends read differently."""
 from __future__ import annotations
 
 import pytest
@@ -10,6 +10,7 @@ pytest.importorskip("cpmpy")
 from engines import Status, get_engine  # noqa: E402
 from engines.cpmpy.backends import probe_backend  # noqa: E402
 from puzzles.model import (  # noqa: E402
+    AllDifferentList,
     Arith,
     Clause,
     Element,
@@ -34,7 +35,8 @@ def _engine(backend: str):
 
 
 def test_the_new_kinds_are_declared():
-    assert {ReifiedLinear, Clause, Element, Arith} <= get_engine("cpmpy").constraint_kinds
+    assert {ReifiedLinear, Clause, Element, Arith, AllDifferentList} <= \
+        get_engine("cpmpy").constraint_kinds
 
 
 @pytest.mark.parametrize("backend", PER_KIND)

@@ -1,4 +1,4 @@
-"""CP-SAT translates ReifiedLinear, Clause, Element and Arith exactly: every mode
+"""CP-SAT translates ReifiedLinear, Clause, Element, Arith and AllDifferentList exactly: every mode
 agrees with the brute force on the random models of each kind."""
 from __future__ import annotations
 
@@ -8,7 +8,15 @@ pytest.importorskip("ortools")
 
 from engines import Status, get_engine  # noqa: E402
 from engines.support.arith import POW_TABLE_MOST  # noqa: E402
-from puzzles.model import Arith, Clause, Element, Model, ReifiedLinear, Structure  # noqa: E402
+from puzzles.model import (  # noqa: E402
+    AllDifferentList,
+    Arith,
+    Clause,
+    Element,
+    Model,
+    ReifiedLinear,
+    Structure,
+)
 from tests.kinds.engine_checks import disagreements  # noqa: E402
 from tests.kinds.random_models import KINDS, corpus, solutions  # noqa: E402
 
@@ -21,7 +29,7 @@ def engine():
 
 
 def test_the_new_kinds_are_declared(engine):
-    assert {ReifiedLinear, Clause, Element, Arith} <= engine.constraint_kinds
+    assert {ReifiedLinear, Clause, Element, Arith, AllDifferentList} <= engine.constraint_kinds
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -1,5 +1,5 @@
-"""python-constraint on ReifiedLinear, Clause, Element and Arith, held against the
-brute force of ``random_models`` and judged by the independent checker."""
+"""python-constraint on ReifiedLinear, Clause, Element, Arith and AllDifferentList, held
+against the brute force of ``random_models`` and judged by the independent checker."""
 from __future__ import annotations
 
 import pytest
@@ -11,6 +11,7 @@ from compare.judge.checker import check_model  # noqa: E402
 from engines import get_engine  # noqa: E402
 from engines.contract import KEEP_SOLUTIONS, Status  # noqa: E402
 from puzzles.model import (  # noqa: E402
+    AllDifferentList,
     Arith,
     Clause,
     Element,
@@ -41,7 +42,7 @@ def assert_matches_brute_force(engine, model: Model, label) -> None:
 
 def test_python_constraint_declares_the_four_kinds():
     engine = get_engine("python-constraint")
-    for kind in (ReifiedLinear, Clause, Element, Arith):
+    for kind in (ReifiedLinear, Clause, Element, Arith, AllDifferentList):
         assert kind in engine.constraint_kinds
     assert engine.unsupported_reason(corpus(1)[0][2], "lexfirst") is None
 

@@ -8,6 +8,13 @@ state is a function of the instance's variables before it, so solution
 counts and the lexicographically first solution are those of the instance;
 each step is a Table within ``limits.MAX_ROWS``, or the form is refused
 (``Untranslatable``).
+
+A starred table of more than ``limits.MAX_STARRED_ROWS`` rows, or whose
+automaton would pass ``limits.MAX_ROWS`` steps, is read row by row instead
+(``by_rows``): a literal per (variable, value) a row names, equivalent to
+``x == v`` (ReifiedLinear), a literal per row equivalent to the conjunction
+of its literals (Clauses), and one Clause over the rows. A table of
+conflicts too large to complement forbids each row by a Clause the same way.
 """
 from __future__ import annotations
 
@@ -19,7 +26,7 @@ from puzzles.formats.xcsp3 import limits
 from puzzles.formats.xcsp3.builder import Builder
 from puzzles.formats.xcsp3.reader import STAR
 from puzzles.formats.xcsp3.terms import Untranslatable, grid, linear_form
-from puzzles.model import Table
+from puzzles.model import Clause, Table
 
 
 class Automata(Builder):
@@ -142,10 +149,11 @@ class Automata(Builder):
 
     def starred(self, scope, rows) -> None:
         """A table with ``*`` rows, read as an automaton: the state after k positions
-        is the set of rows still matching the prefix (numbered per position)."""
+        is the set of rows still matching the prefix (numbered per position). Past
+        the limits, the rows are read one by one (``by_rows``)."""
         if len(rows) > limits.MAX_STARRED_ROWS:
-            raise Untranslatable(f"extension over {len(scope)} variables: {len(rows):,} starred "
-                                 f"rows, more than the {limits.MAX_STARRED_ROWS:,} read as an automaton")
+            self.by_rows(scope, rows, positive=True)
+            return
         star = np.array([[v is STAR for v in row] for row in rows], bool)
         values = np.array([[0 if v is STAR else v for v in row] for row in rows], np.int64)
         layer = {np.arange(len(rows)).tobytes(): 0}
@@ -159,11 +167,91 @@ class Automata(Builder):
                     kept = idx[free | (values[idx, k] == u)]
                     if len(kept):
                         step[(q, u)] = following.setdefault(kept.tobytes(), len(following))
-                if edges + len(step) > limits.MAX_ROWS:
-                    raise Untranslatable(f"extension over {len(scope)} variables: its starred "
-                                         f"rows make an automaton of more than {limits.MAX_ROWS:,} "
-                                         "steps")
+                if edges + len(step) > limits.MAX_ROWS:    # nothing added yet
+                    self.by_rows(scope, rows, positive=True)
+                    return
             edges += len(step)
             moves.append(step)
             layer = following
         self.layered(list(scope), 0, moves, set(layer.values()))
+
+    def by_rows(self, scope, rows, positive: bool) -> None:
+        """A table (``*`` allowed) as literals: without ``positive``, no row matches (a
+        Clause per row over its ``x == v`` literals); with it, some row matches.
+
+        The rows that agree but on one variable ``y`` (the one that merges most rows)
+        are one group: a literal equivalent to "y takes one of their values" (a Table
+        over ``y`` and it), a literal per group equivalent to the conjunction of that
+        and the rest (Clauses), and a Clause over the groups. Each literal is a
+        function of the instance's variables, so counts stay exact."""
+        vars_ = [t[1] for t in scope]
+        matches: dict[tuple, None] = {}          # each row as sorted (variable, value)s
+        for row in rows:
+            named: dict[int, int] = {}
+            for v, value in zip(vars_, row):
+                if value is STAR or self.domains[v] == (value,):
+                    continue
+                if value not in self.domains[v] or named.setdefault(v, value) != value:
+                    break                        # the row never matches
+            else:
+                matches[tuple(sorted(named.items()))] = None
+        if () in matches:                        # a row every assignment matches
+            if not positive:
+                self.constraints.append(Table((0,), ()))
+            return
+        if not positive:
+            for pairs_ in matches:
+                lits = {self.value_literal(v, value)[1] for v, value in pairs_}
+                self.constraints.append(Clause((), tuple(sorted(lits))))
+            return
+        if not matches:
+            self.constraints.append(Table((0,), ()))
+            return
+        groups = _grouped(list(matches), {v for pairs_ in matches for v, _ in pairs_})
+        terms = []
+        for (y, rest), values in groups.items():
+            lits = {self.value_literal(v, value)[1] for v, value in rest}
+            if y is not None:
+                within = self.membership(y, values)
+                if within == 0:
+                    continue
+                if within != 1:
+                    lits.add(within[1])
+            if not lits:                         # a group every assignment matches
+                return
+            terms.append(self.conjunction(tuple(sorted(lits)))[1])
+        self.constraints.append(Clause(tuple(dict.fromkeys(terms))))
+
+    def membership(self, var: int, values):
+        """A term equal to 1 exactly when ``var`` takes one of ``values``: a Table over
+        the variable and a 0/1 variable, one per set of values."""
+        dom = self.domains[var]
+        inside = frozenset(values) & frozenset(dom)
+        if len(inside) in (0, len(dom)):
+            return int(bool(inside))
+        if len(inside) == 1:
+            return self.value_literal(var, next(iter(inside)))
+        key = ("in", var, inside)
+        if key not in self.cache:
+            flag = self.aux("in", (0, 1))
+            self.table([("var", var), ("var", flag)], [(u, int(u in inside)) for u in dom])
+            self.cache[key] = ("var", flag)
+        return self.cache[key]
+
+
+def _grouped(matches: list[tuple], variables: set[int]) -> dict:
+    """The rows grouped by all but one variable's value: ``(y, the rest) -> y's values``,
+    with the ``y`` that makes the fewest groups (``y`` None: a row without it)."""
+    best = None
+    for y in sorted(variables):
+        groups: dict = {}
+        for pairs_ in matches:
+            value = next((u for v, u in pairs_ if v == y), None)
+            if value is None:
+                groups.setdefault((None, pairs_), []).append(None)
+            else:
+                rest = tuple(p for p in pairs_ if p[0] != y)
+                groups.setdefault((y, rest), []).append(value)
+        if best is None or len(groups) < len(best):
+            best = groups
+    return best

@@ -22,7 +22,15 @@ from puzzles.formats.xcsp3.terms import (
     scope_of,
     shown,
 )
-from puzzles.model import Linear, Model, NotEqualOffset, Structure, Table
+from puzzles.model import (
+    Clause,
+    Linear,
+    Model,
+    NotEqualOffset,
+    ReifiedLinear,
+    Structure,
+    Table,
+)
 
 
 class Builder:
@@ -95,6 +103,35 @@ class Builder:
                 self.constraints.append(Table((0,), ()))
             return
         self.constraints.append(Table(variables, tuples))
+
+    def value_literal(self, var: int, value: int):
+        """A term equal to 1 exactly when ``var == value``: a constant where the domain
+        decides it, else a 0/1 variable tied to it by a ReifiedLinear (one per pair,
+        shared by every constraint that asks)."""
+        dom = self.domains[var]
+        if value not in dom or dom == (value,):
+            return int(value in dom)
+        key = ("is", var, value)
+        if key not in self.cache:
+            e = self.aux("is", (0, 1))
+            self.constraints.append(ReifiedLinear((1,), (var,), "==", value, e))
+            self.cache[key] = ("var", e)
+        return self.cache[key]
+
+    def conjunction(self, literals: tuple[int, ...]):
+        """A term equal to 1 exactly when every 0/1 variable of ``literals`` is 1:
+        the variable itself for one, else a 0/1 variable tied to them by clauses
+        (``b -> l`` for each, ``l1 and ... -> b``), one per set of literals."""
+        if len(literals) == 1:
+            return ("var", literals[0])
+        key = ("all", literals)
+        if key not in self.cache:
+            b = self.aux("row", (0, 1))
+            for lit in literals:
+                self.constraints.append(Clause((lit,), (b,)))
+            self.constraints.append(Clause((b,), literals))
+            self.cache[key] = ("var", b)
+        return self.cache[key]
 
     def linear(self, terms: dict, const: int, op: str, rhs) -> None:
         """``sum(terms) + const  op  rhs``; rhs an int or a variable term."""

@@ -1,9 +1,10 @@
-"""XCSP3 constraints in the model's four kinds, exactly or not at all.
+"""XCSP3 constraints in the model's kinds, exactly or not at all.
 
 Each form is translated directly (``sum`` to Linear, ``supports`` to Table,
-``allDifferent`` to AllDifferent, linear intension to Linear or
-NotEqualOffset, ``instantiation`` to givens) or decomposed exactly; the
-table in docs/xcsp3.md lists them. Decompositions add auxiliary variables
+``allDifferent`` to AllDifferent, ``allDifferent`` over lists to
+AllDifferentList, linear intension to Linear or NotEqualOffset,
+``instantiation`` to givens) or decomposed exactly; the table in
+docs/xcsp3.md lists them. Decompositions add auxiliary variables
 after the instance's own, and every auxiliary variable is a function of the
 instance's variables (an expression's value, a prefix flag, an automaton
 state), so solution counts and the lexicographically first solution are
@@ -15,7 +16,8 @@ instance n/a for every engine: ``Structure.unsupported`` holds a one-line
 reason naming the form. Nothing is approximated.
 
 The forms are here, but for those read along a sequence (lex, precedence,
-regular) and the starred tables, which become automata (``automata``); the
+regular) and the starred tables, which become automata or literals per row
+(``automata``); the
 model under construction and its expressions are in ``builder``, the
 expression trees in ``terms``, the limits in ``limits``.
 """
@@ -39,7 +41,7 @@ from puzzles.formats.xcsp3.terms import (
     pairs,
     product,
 )
-from puzzles.model import AllDifferent, Model, Structure, Table
+from puzzles.model import AllDifferent, AllDifferentList, Model, Structure, Table
 
 __all__ = ["Untranslatable", "translate"]
 
@@ -59,34 +61,14 @@ def translate(instance: Instance) -> Model:
     return builder.model()
 
 
-def flags_needed(lists) -> int:
-    """The flags allDifferent over ``lists`` decomposes into: one per position per pair."""
-    return len(lists) * (len(lists) - 1) // 2 * max(map(len, lists), default=0)
-
-
 class _Builder(Automata):
     """The builder with one method per XCSP3 form (``form_<name>``)."""
-
-    flags_ahead = 0      # auxiliary flags the lists' allDifferent forms will make
 
     # ----- the forms ------------------------------------------------------------------
     def precheck(self, con: tuple) -> None:
         """Refuse at once what ``add`` would refuse only after its earlier work."""
         if not hasattr(self, "form_" + con[0]):
             self.add(con)
-        elif con[0] == "allDifferentLists" and not con[2]:
-            lists = con[1]       # the flags of every such constraint count together
-            self.flags_ahead += flags_needed(lists)
-            if self.flags_ahead > limits.MAX_AUX_VARIABLES:
-                raise Untranslatable(f"allDifferent over lists: the decompositions need "
-                                     f"{self.flags_ahead:,} auxiliary variables, more than "
-                                     f"{limits.MAX_AUX_VARIABLES:,}")
-        elif con[0] == "extension" and con[3] and len(con[2]) > limits.MAX_STARRED_ROWS:
-            domains = [len(self.values(t)) for t in con[1]]
-            expanded = sum(math.prod(d for d, v in zip(domains, row) if v is STAR)
-                           for row in con[2] if STAR in row)
-            if expanded > limits.MAX_EXPANDED:
-                self.starred(con[1], con[2])
 
     def add(self, con: tuple) -> None:
         handler = getattr(self, "form_" + con[0], None)
@@ -128,10 +110,9 @@ class _Builder(Automata):
             self.table(scope, expanded)
             return
         vars_ = [t[1] for t in scope]
-        if self.rows(vars_) > limits.MAX_ROWS:
-            raise Untranslatable(f"extension (conflicts) over {len(scope)} variables: its "
-                                 f"complement has {self.rows(vars_):,} rows, more than "
-                                 f"{limits.MAX_ROWS:,}")
+        if self.rows(vars_) > limits.MAX_ROWS:       # too large to complement: row by row
+            self.by_rows(scope, rows, positive=False)
+            return
         domains = [self.domains[v] for v in vars_]
         cols = grid(domains)
         allowed = np.ones(len(cols[0]), bool)
@@ -176,23 +157,27 @@ class _Builder(Automata):
             self.form_allDifferent(column, excepting)
 
     def form_allDifferentLists(self, lists, excepting) -> None:
-        """Each two lists differ somewhere: per pair, a sum of ``a_k != b_k`` flags >= 1."""
+        """AllDifferentList over the lists of each length (lists of two lengths always
+        differ); a constant in a list becomes a variable of that one value."""
         if excepting:
             raise Untranslatable("XCSP3 form allDifferent over lists with excepting tuples "
                                  "has no exact translation into the model")
-        needed = flags_needed(lists)
-        if len(self.names) - len(self.instance.variables) + needed > limits.MAX_AUX_VARIABLES:
-            raise Untranslatable(f"allDifferent over {len(lists)} lists: its decomposition needs "
-                                 f"{needed:,} auxiliary variables, more than {limits.MAX_AUX_VARIABLES:,}")
-        for a, b in pairs(list(lists)):
-            flags: dict[int, int] = {}
-            const = 0
-            for x, y in zip(a, b):
-                found, k = linear_form(self.expression(("ne", x, y)))
-                const += k
-                for v, c in found.items():
-                    flags[v] = flags.get(v, 0) + c
-            self.linear(flags, const, "ge", 1)
+        by_length: dict[int, list] = {}
+        for row in lists:
+            by_length.setdefault(len(row), []).append(tuple(map(self.variable, row)))
+        for group in by_length.values():
+            if len(group) > 1:
+                self.constraints.append(AllDifferentList(tuple(group)))
+
+    def variable(self, term) -> int:
+        """A variable holding ``term``: its own, or an auxiliary one of a single value."""
+        term = self.expression(term)
+        if not isinstance(term, int):
+            return term[1]
+        key = ("constant", term)
+        if key not in self.cache:
+            self.cache[key] = self.aux("const", (term,))
+        return self.cache[key]
 
     def form_allEqual(self, terms, excepting) -> None:
         if excepting:

@@ -5,15 +5,17 @@ come from the shape (``..shape``), as on the AllDifferent path. Here the
 other constraints get one reading of every corner case, so neither search
 has to care: each constraint keeps distinct variables and no dead terms, and
 a constraint over no variable is decided now. ReifiedLinear, Clause, Element
-and Arith become ``forward.Relation``s (one module per kind reads them).
+and Arith become ``forward.Relation``s (one module per kind reads them), and
+AllDifferentList one per pair of its lists (``lists``).
 """
 from __future__ import annotations
 
-from engines.backtracking.python.general import arith, element, reified
+from engines.backtracking.python.general import arith, element, lists, reified
 from engines.backtracking.shape import Shape, shape_for
 from puzzles.model import (
     OPERATORS,
     AllDifferent,
+    AllDifferentList,
     Arith,
     Clause,
     Element,
@@ -51,12 +53,14 @@ def normalise(structure: Structure) -> tuple[list, str]:
                 kept.append(lin)
             elif not OPERATORS[lin.op](0, lin.rhs):
                 return [], f"Linear with no variable left: 0 {lin.op} {lin.rhs} is false"
-        elif type(con) in RELATIONS:
-            rel = RELATIONS[type(con)](con)
-            if rel.vars:
-                kept.append(rel)
-            elif not rel.holds([]):
-                return [], f"{rel.kind} over no variable is false"
+        elif type(con) in RELATIONS or isinstance(con, AllDifferentList):
+            rels = (lists.all_different_list(con) if isinstance(con, AllDifferentList)
+                    else [RELATIONS[type(con)](con)])
+            for rel in rels:
+                if rel.vars:
+                    kept.append(rel)
+                elif not rel.holds([]):
+                    return [], f"{rel.kind} over no variable is false"
         else:
             table = _distinct_positions(con)
             if table.vars:
