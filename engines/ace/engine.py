@@ -12,6 +12,7 @@ import glob
 import importlib.util
 import os
 import re
+import resource
 import tempfile
 import time
 
@@ -39,8 +40,13 @@ from puzzles.model import (
 
 JAVA_HINT = "Debian package default-jre-headless"
 # ACE searches on one thread; a serial collector keeps the JVM's garbage collection
-# on that thread too, as every other engine runs on one core.
-JVM = ("-XX:+UseSerialGC",)
+# on that thread too, as every other engine runs on one core. The JVM's other
+# reservations (class space, code cache, metaspace; 1.3 GB of address space by default)
+# and glibc's malloc arenas are kept small, so it starts under an inherited
+# address-space cap (a worker's under --memory-limit) with the heap ``heap_flag`` gives.
+JVM = ("-XX:+UseSerialGC", "-XX:CompressedClassSpaceSize=64m", "-XX:ReservedCodeCacheSize=64m",
+       "-XX:MaxMetaspaceSize=128m")
+NON_HEAP_MB = 512          # address space the JVM needs beside its heap, with JVM's flags
 NO_LIMIT_S = 10 * 24 * 3600.0
 # Every run: all model variables kept and printed (ACE drops variables in no constraint
 # and fixes isolated ones to an arbitrary value by default), each solution as it is found,
@@ -52,6 +58,16 @@ COMMON = ("-xe", "-xc=false", "-npc", "-omv=false", "-riv=false")
 LEXICO = ("-varh=Lexico", "-valh=First", "-r_n=1", "-lc=0", "-dsp=false")
 VALUES = re.compile(r"<list>(.*?)</list>\s*<values>(.*?)</values>")
 FOUND = re.compile(r"^d FOUND SOLUTIONS\s+([\d,]+)", re.MULTILINE)   # "60,000"
+
+
+def heap_flag(memory_mb: int) -> str:
+    """``-Xmx`` for ``memory_mb`` (``jvm_heap_flag``), lowered to fit the address-space
+    cap this process passes on to its children, when it has one."""
+    heap = int(jvm_heap_flag(memory_mb)[4:-1])
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft != resource.RLIM_INFINITY:
+        heap = min(heap, max(16, soft // (1 << 20) - NON_HEAP_MB))
+    return f"-Xmx{heap}m"
 
 
 def ace_jar() -> str | None:
@@ -123,8 +139,9 @@ class AceEngine(Engine):
             path = os.path.join(folder, "model.xml")
             with open(path, "w") as handle:
                 handle.write(text)
-            done = run_solver([java, jvm_heap_flag(memory), *JVM, "-jar", jar, path, *options],
-                              timeout_s=left, memory_mb=memory, limit_address_space=False)
+            done = run_solver([java, heap_flag(memory), *JVM, "-jar", jar, path, *options],
+                              timeout_s=left, memory_mb=memory, limit_address_space=False,
+                              env={**os.environ, "MALLOC_ARENA_MAX": "2"})
         return read_outcome(done, size, mode, wanted)
 
 

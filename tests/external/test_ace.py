@@ -198,6 +198,25 @@ def test_count_of_a_listing_too_long_to_keep_is_aces_own_total():
     assert result.count == 60_000 and len(set(result.solutions)) == KEEP_SOLUTIONS
 
 
+UNDER_CAP = """
+import resource
+_, hard = resource.getrlimit(resource.RLIMIT_AS)
+resource.setrlimit(resource.RLIMIT_AS, (1536 << 20, hard))
+from engines import get_engine
+from engines.ace.engine import heap_flag
+from puzzles.loader import load_puzzles
+model = load_puzzles("puzzles/samples/boj2239.txt")[0].puzzle.to_model()
+print(heap_flag(2048), get_engine("ace").solve(model, "first", timeout=60).status)
+"""
+
+
+@needs_ace
+def test_jvm_starts_under_an_inherited_address_space_cap():
+    done = subprocess.run([sys.executable, "-c", UNDER_CAP], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert done.stdout.split() == ["-Xmx1024m", "solved"], done.stdout + done.stderr
+
+
 def test_missing_java_is_one_line_naming_the_package(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))
     if AceEngine.unavailable_reason().startswith("the ACE jar"):
