@@ -15,6 +15,7 @@ import re
 import resource
 import tempfile
 import time
+from functools import lru_cache
 
 from engines.ace.writer import FALSE, constraint_lines, write
 from engines.base import Engine
@@ -70,14 +71,22 @@ def heap_flag(memory_mb: int) -> str:
     return f"-Xmx{heap}m"
 
 
+@lru_cache(maxsize=1)
 def ace_jar() -> str | None:
-    """The ACE jar inside the installed pycsp3 package (the newest, by name), or None."""
+    """The ACE jar inside the installed pycsp3 package (the newest version), or None;
+    looked up once per process (every result names its version)."""
     spec = importlib.util.find_spec("pycsp3")        # finds the package, runs none of it
     for root in (spec.submodule_search_locations or []) if spec else []:
-        jars = sorted(glob.glob(os.path.join(root, "solvers", "ace", "ACE-*.jar")))
+        jars = glob.glob(os.path.join(root, "solvers", "ace", "ACE-*.jar"))
         if jars:
-            return jars[-1]
+            return max(jars, key=lambda jar: [int(part) if part.isdigit() else -1
+                                              for part in jar_version(jar).split(".")])
     return None
+
+
+def jar_version(jar: str) -> str:
+    """``2.6`` of ``.../ACE-2.6.jar``."""
+    return os.path.basename(jar)[len("ACE-"):-len(".jar")]
 
 
 class AceEngine(Engine):
@@ -108,7 +117,7 @@ class AceEngine(Engine):
     @classmethod
     def version(cls) -> str:
         jar = ace_jar()
-        return os.path.basename(jar)[4:-4] if jar else "missing"
+        return jar_version(jar) if jar else "missing"
 
     def translate(self, model: Model):
         structure = model.structure
