@@ -29,6 +29,7 @@ from engines.external import (
 )
 from puzzles.model import (
     AllDifferent,
+    AllDifferentList,
     Arith,
     Clause,
     Element,
@@ -94,7 +95,7 @@ class AceEngine(Engine):
     library = "pycsp3"
     modes = frozenset(MODES)
     constraint_kinds = frozenset({AllDifferent, Linear, NotEqualOffset, Table, ReifiedLinear,
-                                  Clause, Element, Arith})
+                                  Clause, Element, Arith, AllDifferentList})
     # ACE holds values in Java ints (32 bits) and sums in longs.
     value_range = (31, "ACE's range (32-bit Java integers)")
     option_defaults = {"memory_mb": 2048}

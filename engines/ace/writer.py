@@ -6,6 +6,10 @@ are one ``<instantiation>``. Each kind is written so that the instance has
 exactly the model's solutions (docs/kinds.md, "Constraint kinds of the model"):
 
 * ``AllDifferent``: ``<allDifferent>``;
+* ``AllDifferentList``: per pair of lists of one length,
+  ``<intension> or(ne(a1,b1),ne(a2,b2),...)`` (ACE 2.6 refuses a variable
+  twice in the lists of ``<allDifferent>`` and fails on other overlaps; a
+  list named twice fails);
 * ``Linear``: ``<sum>`` with ``<coeffs>`` and ``<condition>`` (a variable named
   twice has its coefficients added up; a sum of no variable is decided here);
 * ``NotEqualOffset``: ``<intension> ne(x,add(y,c))``;
@@ -46,6 +50,7 @@ from xml.sax.saxutils import escape
 
 from puzzles.model import (
     AllDifferent,
+    AllDifferentList,
     Arith,
     Clause,
     Element,
@@ -157,6 +162,8 @@ def _lines(con, domains, aux: list | None) -> list[str] | str:
             return FALSE
         return [f"<allDifferent> {' '.join(map(name, con.vars))} </allDifferent>"] \
             if len(con.vars) > 1 else []
+    if isinstance(con, AllDifferentList):
+        return _all_different_lists(con)
     if isinstance(con, Linear):
         if con.op not in CONDITION:
             raise ValueError(f"Linear with unknown operator {con.op!r}")
@@ -190,6 +197,22 @@ def _lines(con, domains, aux: list | None) -> list[str] | str:
     if isinstance(con, Arith):
         return _arith(con, domains)
     raise ValueError(f"no XCSP3 form for constraint kind {type(con).__name__}")
+
+
+def _all_different_lists(con: AllDifferentList) -> list[str] | str:
+    """Per pair of lists of one length, ``or(ne(a1,b1),ne(a2,b2),...)`` (positions holding
+    one variable dropped): ACE 2.6 refuses a variable twice in ``<allDifferent>``'s lists
+    and fails on other overlaps."""
+    lines = []
+    for a, b in itertools.combinations([tuple(row) for row in con.lists], 2):
+        if len(a) != len(b):                        # lists of two lengths differ
+            continue
+        terms = list(dict.fromkeys(f"ne({name(x)},{name(y)})" for x, y in zip(a, b) if x != y))
+        if not terms:                               # one list twice: never different
+            return FALSE
+        body = terms[0] if len(terms) == 1 else f"or({','.join(terms)})"
+        lines.append(f"<intension> {body} </intension>")
+    return lines
 
 
 def _element(con: Element, domains, aux: list | None) -> list[str] | str:
