@@ -196,33 +196,23 @@ class Builder:
         return low, high
 
     def reified(self, op: str, terms: dict, const: int) -> int:
-        """A 0/1 variable equal to ``(sum(terms) + const) op 0``, by two big-M
-        inequalities per direction: exact on integers, no table."""
-        neg = {v: -a for v, a in terms.items()}
-        if op == "lt":
-            return self.at_least_zero(neg, -const - 1)
-        if op == "le":
-            return self.at_least_zero(neg, -const)
-        if op == "gt":
-            return self.at_least_zero(terms, const - 1)
-        if op == "ge":
-            return self.at_least_zero(terms, const)
-        above = self.at_least_zero(terms, const - 1)      # lin >= 1
-        below = self.at_least_zero(neg, -const - 1)        # lin <= -1
-        b = self.aux(op, (0, 1))
-        if op == "eq":
-            self.linear({b: 1, above: 1, below: 1}, 0, "eq", 1)
-        else:
-            self.linear({b: 1, above: -1, below: -1}, 0, "eq", 0)
-        return b
-
-    def at_least_zero(self, terms: dict, const: int) -> int:
+        """A 0/1 variable equal to ``(sum(terms) + const) op 0``: one ReifiedLinear, no
+        table (a variable of one value where the bounds decide the comparison)."""
+        terms = {v: a for v, a in terms.items() if a}
         low, high = self.bounds(terms, const)
-        b = self.aux("ge", (0, 1) if low < 0 <= high else ((1,) if low >= 0 else (0,)))
-        if low < 0 <= high:
-            # b = 1 -> lin >= 0; b = 0 -> lin <= -1
-            self.linear({**terms, b: low}, const, "ge", low)
-            self.linear({**terms, b: -(high + 1)}, const, "le", -1)
+        if op in ("eq", "ne"):
+            equal, unequal = low <= 0 <= high, not low == high == 0
+            truths = {int(op == "eq")} if equal else set()
+            truths |= {int(op == "ne")} if unequal else set()
+        else:                      # monotone: the bounds give both truth values
+            truths = {int(holds(low, op, 0)), int(holds(high, op, 0))}
+        b = self.aux(op, truths)
+        if len(truths) == 2:
+            symbol, rhs = {"lt": ("<=", -const - 1), "le": ("<=", -const),
+                           "gt": (">=", -const + 1), "ge": (">=", -const),
+                           "eq": ("==", -const), "ne": ("!=", -const)}[op]
+            self.constraints.append(ReifiedLinear(tuple(terms.values()), tuple(terms), symbol,
+                                                  rhs, b))
         return b
 
     def as_linear(self, tree) -> tuple[dict, int]:
