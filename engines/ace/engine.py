@@ -54,10 +54,11 @@ NO_LIMIT_S = 10 * 24 * 3600.0
 # and fixes isolated ones to an arbitrary value by default), each solution as it is found,
 # in plain XML, without colours.
 COMMON = ("-xe", "-xc=false", "-npc", "-omv=false", "-riv=false")
-# ``lexfirst``: depth-first in variable order, least value first, one run (no restarts),
+# ``lexfirst``: depth-first in variable order, least value first, one run (no restarts)
+# with no cutoff (one run stops at the cutoff, 10 failures by default, answering UNKNOWN),
 # no last-conflict reordering, variables fixed by preprocessing kept (ACE 2.6 fails an
 # assertion when it drops them all): the first solution is the lexicographically least.
-LEXICO = ("-varh=Lexico", "-valh=First", "-r_n=1", "-lc=0", "-dsp=false")
+LEXICO = ("-varh=Lexico", "-valh=First", "-r_n=1", f"-r_c={2**63 - 1}", "-lc=0", "-dsp=false")
 VALUES = re.compile(r"<list>(.*?)</list>\s*<values>(.*?)</values>")
 FOUND = re.compile(r"^d FOUND SOLUTIONS\s+([\d,]+)", re.MULTILINE)   # "60,000"
 
