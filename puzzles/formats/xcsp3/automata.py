@@ -207,7 +207,7 @@ class Automata(Builder):
         if not matches:
             self.constraints.append(Table((0,), ()))
             return
-        groups = _grouped(list(matches), {v for pairs_ in matches for v, _ in pairs_})
+        groups = _grouped(list(matches))
         terms = []
         for (y, rest), values in groups.items():
             lits = {self.value_literal(v, value)[1] for v, value in rest}
@@ -239,19 +239,21 @@ class Automata(Builder):
         return self.cache[key]
 
 
-def _grouped(matches: list[tuple], variables: set[int]) -> dict:
+def _grouped(matches: list[tuple]) -> dict:
     """The rows grouped by all but one variable's value: ``(y, the rest) -> y's values``,
     with the ``y`` that makes the fewest groups (``y`` None: a row without it)."""
-    best = None
-    for y in sorted(variables):
-        groups: dict = {}
-        for pairs_ in matches:
-            value = next((u for v, u in pairs_ if v == y), None)
-            if value is None:
-                groups.setdefault((None, pairs_), []).append(None)
-            else:
-                rest = tuple(p for p in pairs_ if p[0] != y)
-                groups.setdefault((y, rest), []).append(value)
-        if best is None or len(groups) < len(best):
-            best = groups
-    return best
+    rests: dict[int, set] = {}        # per variable, the distinct rests of the rows naming it
+    naming: dict[int, int] = {}       # per variable, how many rows name it
+    for row in matches:
+        for i, (v, _) in enumerate(row):
+            rests.setdefault(v, set()).add(row[:i] + row[i + 1:])
+            naming[v] = naming.get(v, 0) + 1
+    y = min(sorted(rests), key=lambda v: len(rests[v]) + len(matches) - naming[v])
+    groups: dict = {}
+    for row in matches:
+        at = next((i for i, (v, _) in enumerate(row) if v == y), None)
+        if at is None:
+            groups.setdefault((None, row), []).append(None)
+        else:
+            groups.setdefault((y, row[:at] + row[at + 1:]), []).append(row[at][1])
+    return groups
