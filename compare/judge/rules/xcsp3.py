@@ -105,6 +105,13 @@ def _mod(a: int, b: int) -> int:
     return a - _div(a, b) * b
 
 
+def _pow(a: int, b: int) -> int:
+    """Integer powers only: a negative exponent has no integer value, like a zero divisor."""
+    if b < 0:
+        raise _Undefined
+    return a ** b
+
+
 def _product(args) -> int:
     out = 1
     for a in args:
@@ -122,7 +129,7 @@ _SCALAR = {
     "neg": lambda a: -a[0], "abs": lambda a: abs(a[0]), "sqr": lambda a: a[0] * a[0],
     "not": lambda a: not a[0], "add": sum, "sub": lambda a: a[0] - a[1],
     "mul": _product, "div": lambda a: _div(*a), "mod": lambda a: _mod(*a),
-    "pow": lambda a: a[0] ** a[1], "dist": lambda a: abs(a[0] - a[1]),
+    "pow": lambda a: _pow(*a), "dist": lambda a: abs(a[0] - a[1]),
     "min": min, "max": max,
     "eq": lambda a: all(x == y for x, y in pairwise(a)), "ne": _ne,
     "lt": lambda a: all(x < y for x, y in pairwise(a)),

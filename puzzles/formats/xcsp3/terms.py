@@ -89,6 +89,16 @@ def _vector(node, env, ok):
         safe = np.where(zero, 1, b)
         q = np.trunc(a / safe).astype(np.int64)     # truncation toward zero
         return q if op == "div" else a - q * safe
+    if op == "pow":              # integer powers: a negative exponent is undefined
+        base, exponent = args[0], args[1]
+        negative = exponent < 0
+        ok &= ~np.broadcast_to(negative, ok.shape)
+        out = np.power(base, np.where(negative, 0, exponent))
+        for extra in args[2:]:   # pow(a, b, c) as ((a^b)^c), each step an integer power
+            negative = extra < 0
+            ok &= ~np.broadcast_to(negative, ok.shape)
+            out = np.power(out, np.where(negative, 0, extra))
+        return out
     if op == "if":
         return np.where(args[0] != 0, args[1], args[2])
     if op in _CHAINS:
@@ -109,7 +119,7 @@ _UNARY = {"neg": lambda a: -a, "abs": np.abs, "sqr": lambda a: a * a,
 _CHAINS = {"eq": np.equal, "lt": np.less, "le": np.less_equal, "ge": np.greater_equal,
            "gt": np.greater}
 _FOLDS = {"add": np.add, "mul": np.multiply, "min": np.minimum, "max": np.maximum,
-          "sub": np.subtract, "pow": np.power,
+          "sub": np.subtract,
           "dist": lambda a, b: np.abs(a - b),
           "and": lambda a, b: (a != 0) & (b != 0), "or": lambda a, b: (a != 0) | (b != 0),
           "xor": lambda a, b: (a != 0) ^ (b != 0),
