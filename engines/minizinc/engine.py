@@ -40,6 +40,7 @@ from engines.minizinc.writer import read_values, write
 from engines.spec import EngineOptionError, EngineSpec
 from puzzles.model import (
     AllDifferent,
+    AllDifferentList,
     Arith,
     Clause,
     Element,
@@ -78,7 +79,7 @@ class MinizincEngine(Engine):
     name = "minizinc"
     library = "minizinc"
     constraint_kinds = frozenset({AllDifferent, Linear, NotEqualOffset, Table, ReifiedLinear,
-                                  Clause, Element, Arith})
+                                  Clause, Element, Arith, AllDifferentList})
     option_defaults: dict[str, Any] = {"solver": "gecode"}
     in_default_set = False
     value_range = (62, "MiniZinc's integers (64-bit)")

@@ -16,6 +16,7 @@ kind is written so that the MiniZinc model has exactly the model's solutions
 * ``Element``: the index kept to ``base .. base + k - 1`` stated apart, then
   ``value = [vars][index - base + 1]``: an index out of range fails the
   constraint, whatever the compiler makes of an undefined access;
+* ``AllDifferentList``: per pair of lists, ``(a1 != b1) \\/ (a2 != b2) ...``;
 * ``Arith``: ``*``, ``div``, ``mod``, ``pow``, ``abs``, ``min``, ``max``; a zero
   divisor and a negative exponent are excluded apart (``div`` and ``mod`` are
   MiniZinc's, truncating toward zero, the model's reading).
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 from puzzles.model import (
     AllDifferent,
+    AllDifferentList,
     Arith,
     Clause,
     Element,
@@ -102,6 +104,10 @@ def constraint_text(con) -> str:
                 f"{_array(con.vars)}[{index} - ({con.base}) + 1]")
     if isinstance(con, Arith):
         return _arith(con)
+    if isinstance(con, AllDifferentList):
+        pairs = [" \\/ ".join(f"{name(a)} != {name(b)}" for a, b in zip(one, other)) or "false"
+                 for i, one in enumerate(con.lists) for other in con.lists[i + 1:]]
+        return " /\\ ".join(f"({p})" for p in pairs) or "true"
     raise ValueError(f"no MiniZinc form for constraint kind {type(con).__name__}")
 
 
