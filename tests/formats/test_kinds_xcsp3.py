@@ -24,7 +24,7 @@ from puzzles.formats.xcsp3 import limits as xcsp3_limits
 from puzzles.formats.xcsp3 import model as xcsp3_model
 from puzzles.formats.xcsp3.kind import load_file  # noqa: E402
 from puzzles.loader import load_puzzles, puzzle_paths  # noqa: E402
-from puzzles.model import AllDifferentList  # noqa: E402
+from puzzles.model import AllDifferentList, Element  # noqa: E402
 from tests.puzzles.test_kinds_support import engine_or_skip  # noqa: E402
 
 X4 = '<array id="x" size="[4]"> 0..3 </array>'
@@ -61,6 +61,8 @@ CASES = {
     "allEqual": ("<allEqual> x[0] x[1] x[2] </allEqual>", lambda x: x[0] == x[1] == x[2]),
     "intension-linear": ("<intension> eq(add(x[0],x[1]),x[2]) </intension>",
                          lambda x: x[0] + x[1] == x[2]),
+    "intension-power": ("<intension> eq(x[0],pow(x[1],sub(x[2],1))) </intension>",
+                        lambda x: x[2] >= 1 and x[0] == x[1] ** (x[2] - 1)),
     "intension-offset": ("<intension> ne(x[0],add(x[1],1)) </intension>",
                          lambda x: x[0] != x[1] + 1),
     "intension-nonlinear": ("<intension> eq(x[0],dist(x[1],x[2])) </intension>",
@@ -386,7 +388,6 @@ def test_competition_instances_are_solved_and_judged(tmp_path):
     ("lex-matrix", "SMALL_TABLE", 0),
     ("intension-arith", "MAX_ROWS", 16),         # sub-expressions as auxiliary variables
     ("intension-nonlinear", "MAX_ROWS", 16),
-    ("element", "MAX_ROWS", 8),
     ("conflicts", "MAX_ROWS", 16),               # each row forbidden by a clause
 ])
 def test_the_fallback_decompositions_are_exact(tmp_path, monkeypatch, name, setting, value):
@@ -421,6 +422,12 @@ def test_a_large_table_without_stars_stays_one_table(tmp_path, monkeypatch):
 def test_element_tables_over_one_list_of_constants_share_their_rows(tmp_path):
     first, second = case_file(tmp_path, "element-constants-twice").to_model().structure.constraints
     assert first.vars != second.vars and first.tuples is second.tuples
+
+
+def test_an_element_over_variables_is_one_element_constraint(tmp_path):
+    structure = case_file(tmp_path, "element").to_model().structure
+    assert structure.constraints == (Element(3, (0, 1, 2), 4, base=0),)
+    assert structure.domains[4] == (2,)          # the value 2, as a variable of one value
 
 
 def test_alldifferent_over_lists_is_one_constraint_without_auxiliary_variables(tmp_path):

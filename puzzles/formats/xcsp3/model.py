@@ -41,7 +41,7 @@ from puzzles.formats.xcsp3.terms import (
     pairs,
     product,
 )
-from puzzles.model import AllDifferent, AllDifferentList, Model, Structure, Table
+from puzzles.model import AllDifferent, AllDifferentList, Element, Model, Structure, Table
 
 __all__ = ["Untranslatable", "translate"]
 
@@ -272,6 +272,11 @@ class _Builder(Automata):
                 if rows is not None:
                     self.table([index, operand], rows)
                     return
+        if op == "eq":      # variables picked by a variable: one Element (its index in range)
+            array = tuple(self.variable(t) for t in terms)
+            self.constraints.append(Element(self.variable(index), array,
+                                            self.variable(operand), base=0))
+            return
         self.table([index], [(j,) for j in valid])
         for j in valid:
             self.predicate(("or", ("ne", index, j), comparison(op, terms[j], operand)))
