@@ -38,6 +38,7 @@ from pathlib import Path
 import engines
 from compare.cli.common import Exit, OneLineParser, say
 from compare.judge.checker import check_model
+from compare.limits import RANGES
 from engines import Status
 from puzzles.errors import PuzzleInputError
 from puzzles.formats.flatzinc import read
@@ -80,8 +81,12 @@ def main(argv: list[str] | None = None) -> int:
     if not args.file:
         say("error: a .fzn file is required")
         return Exit.USAGE
-    if args.num_solutions is not None and args.num_solutions < 1:
-        say("error: -n takes a whole number of at least 1")
+    most = RANGES["limit"][2]
+    if args.num_solutions is not None and not 1 <= args.num_solutions <= most:
+        say(f"error: -n takes a whole number from 1 to {most:,} (-a lists them all)")
+        return Exit.USAGE
+    if args.time_limit is not None and not 1 <= args.time_limit <= NO_LIMIT_S * 1000:
+        say(f"error: -t takes milliseconds from 1 to {NO_LIMIT_S * 1000:,.0f}")
         return Exit.USAGE
     try:
         made = translate(read(args.file), Path(args.file).stem, key=os.path.abspath(args.file))

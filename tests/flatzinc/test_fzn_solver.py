@@ -57,6 +57,10 @@ def test_faults_are_one_line_and_untranslatable_models_unknown(tmp_path):
     assert opt.returncode == 0 and opt.stdout.strip() == "=====UNKNOWN====="
     assert "optimisation is not supported" in opt.stderr
     assert solver().returncode == 2 and solver(tmp_path / "gone.fzn").returncode == 2
+    for flags in (["-t", "-5"], ["-t", "0"], ["-n", "0"], ["-n", str(10 ** 20)]):
+        refused = solver(*flags, tmp_path / "o.fzn")
+        assert refused.returncode == 2 and refused.stdout == "", flags
+        assert refused.stderr.count("\n") == 1 and refused.stderr.startswith("error: -"), flags
 
 
 needs_minizinc = pytest.mark.skipif(shutil.which("minizinc") is None or not SCRIPT.exists(),
