@@ -25,13 +25,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from puzzles.base import Puzzle
 from puzzles.errors import PuzzleInputError
-from puzzles.formats import instance_cache
 from puzzles.formats.flatzinc import FlatZinc
 from puzzles.formats.flatzinc import ast as fz
 from puzzles.formats.minizinc import inputs
 from puzzles.formats.minizinc.flatten import flatten, library_version
+from puzzles.formats.reference import ByReference
 from puzzles.formats.registry import Entry, register_format, register_refusal
 from puzzles.model import Model
 from puzzles.reading import read_text
@@ -39,9 +38,6 @@ from puzzles.reading import read_text
 __all__ = ["MiniZinc", "answer_names", "folder_inputs", "load_file", "pair_entries",
            "reference", "split_pair", "written"]
 
-HELD = 2          # loaded pairs a process keeps in memory (tasks come per instance)
-_HELD: list["MiniZinc"] = []
-_READ: list["MiniZinc"] = []      # the one FlatZinc read without its translation (the judge)
 _SOURCES = (Path(__file__).parent, Path(__file__).parent.parent / "flatzinc")
 _VERSION: list[str] = []
 split_pair = inputs.split_pair
@@ -70,7 +66,7 @@ def answer_names(flat: FlatZinc) -> tuple[str, ...]:
 
 # ----- the puzzle ------------------------------------------------------------------------
 @dataclass(frozen=True, eq=False)
-class MiniZinc(Puzzle):
+class MiniZinc(ByReference):
     """One model with its data (or none) by reference; flattened where it is used."""
     model_path: str
     data_path: str | None
@@ -82,20 +78,11 @@ class MiniZinc(Puzzle):
 
     kind = "minizinc"
     formulations = ("default",)
-    rules_judge_alone = True      # the judge reads the FlatZinc, never the translation
-    shape_per_puzzle = True       # a file is a shape: its translation is its task's build
+    cache_kind = "minizinc"
+    instance_part = "flat"
 
     def __repr__(self) -> str:         # the resume check hashes this: the files' content
         return f"MiniZinc({self.name!r}, {self.digest})"
-
-    def __getstate__(self) -> dict:
-        """A reference travels without what it loaded, unless it was loaded at once."""
-        state = dict(self.__dict__)
-        if not state.get("_eager"):
-            state.pop("_loaded", None)
-        state.pop("_instance", None)
-        state["_cache"] = state.get("_cache") or instance_cache.settings()
-        return state
 
     @property
     def source_name(self) -> str:
@@ -108,79 +95,19 @@ class MiniZinc(Puzzle):
         return -(-self.nbytes // 1024)
 
     @property
-    def load_times(self) -> tuple[float, float]:
-        """Seconds to flatten and parse, and to translate, as the last load measured them."""
-        return self.__dict__.get("_times", (0.0, 0.0))
-
-    @property
-    def input_loaded(self) -> bool:
-        return "_loaded" in self.__dict__
-
-    @property
-    def instance(self) -> FlatZinc:
-        """The parsed FlatZinc; where nothing is loaded, read alone from the cache."""
-        if not self.input_loaded:
-            read = self.__dict__.get("_instance")
-            if read is not None:
-                return read
-            cache = instance_cache.current(self.__dict__.get("_cache"))
-            read = cache.get(self._key("flat")) if cache is not None else None
-            if read is not None:
-                object.__setattr__(self, "_instance", read)
-                _READ.append(self)
-                while len(_READ) > 1:
-                    _READ.pop(0).__dict__.pop("_instance", None)
-                return read
-        return self._input()[0]
-
-    @property
     def translation(self):
         """The FlatZinc's ``translate.Translation``: the model, names, outputs."""
-        return self._input()[1]
+        return self.loaded()[1]
 
     @property
     def model(self) -> Model:
         return self.translation.model
 
-    def _input(self) -> tuple:
-        if not self.input_loaded:
-            self.load_input()
-        return self.__dict__["_loaded"]
+    def translator_version(self) -> str:
+        return translator_version()
 
-    def load_input(self) -> tuple[float, float, str]:
-        """Flatten, parse and translate here, through the cache: ``(flatten and parse s,
-        translate s, from)``, ``from`` being ``memory``, ``cache`` or ``file``."""
-        if self.input_loaded:
-            return 0.0, 0.0, "memory"
-        cache = instance_cache.current(self.__dict__.get("_cache"))
-        start = time.perf_counter()
-        flat = translation = None
-        if cache is not None:
-            translation = cache.get(self._key("model"))
-            flat = cache.get(self._key("flat")) if translation is not None else None
-        if flat is not None:
-            parse_s, translate_s, source = time.perf_counter() - start, 0.0, "cache"
-        else:
-            flat, translation, parse_s, translate_s = _loaded(self)
-            source = "file"
-            if cache is not None:       # the FlatZinc first: a model entry means both are there
-                cache.put(self._key("flat"), flat) and cache.put(self._key("model"), translation)
-        self.__dict__.pop("_instance", None)
-        object.__setattr__(self, "_times", (parse_s, translate_s))
-        self._hold((flat, translation))
-        return parse_s, translate_s, source
-
-    def _key(self, part: str) -> str:
-        """The cache's key of the pair's ``part`` (``flat`` or ``model``)."""
-        return f"minizinc/{self.digest}/{translator_version()}/default/{part}"
-
-    def _hold(self, loaded: tuple) -> None:
-        object.__setattr__(self, "_loaded", loaded)
-        if self.__dict__.get("_eager"):
-            return
-        _HELD.append(self)
-        while len(_HELD) > HELD:
-            _HELD.pop(0).__dict__.pop("_loaded", None)
+    def load_fresh(self) -> tuple:
+        return _loaded(self)
 
     def to_model(self, formulation: str | None = None) -> Model:
         self.check_formulation(formulation)
@@ -290,7 +217,7 @@ def load_file(model: str, data: str | None = None, family: str = "") -> MiniZinc
     flat, translation, parse_s, translate_s = _loaded(puzzle)
     object.__setattr__(puzzle, "_eager", True)
     object.__setattr__(puzzle, "_times", (parse_s, translate_s))
-    puzzle._hold((flat, translation))
+    puzzle.hold((flat, translation))
     return puzzle
 
 

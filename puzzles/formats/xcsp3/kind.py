@@ -12,7 +12,8 @@ its model are made on first use, in the process that uses them (the worker
 that runs the task, untimed, before the solve: ``load_input``), through the
 on-disk cache of translated instances (``puzzles.formats.instance_cache``),
 so a file is parsed once across runs, workers and ``--resume``. A process
-holds the last ``HELD`` instances it loaded; an older one is let go and read
+holds the last ``HELD`` instances it loaded (``puzzles.formats.reference``, the
+behaviour every file-per-instance format shares); an older one is let go and read
 back from the cache when needed again. ``load_file`` loads at once, without
 the cache (``solve FILE``, the ``xcsp3:FILE`` spec).
 
@@ -37,9 +38,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from puzzles.base import Puzzle
 from puzzles.errors import PuzzleInputError
-from puzzles.formats import instance_cache
+from puzzles.formats.reference import ByReference
 from puzzles.formats.registry import Entry, register_format
 from puzzles.formats.xcsp3.reader import (
     EXTENSIONS,
@@ -54,9 +54,6 @@ from puzzles.specs import Spec, register_kind
 
 __all__ = ["EXTENSIONS", "Xcsp3", "load_entries", "load_file", "reference"]
 
-HELD = 2          # loaded instances a process keeps in memory (tasks come per instance)
-_HELD: list["Xcsp3"] = []
-_READ: list["Xcsp3"] = []     # the one instance read without its model (the parent's judge)
 _TRANSLATOR = ("reader", "screen", "model", "automata", "builder", "terms", "limits")
 
 
@@ -77,7 +74,7 @@ _VERSION = ""
 
 # ----- the puzzle ------------------------------------------------------------------------
 @dataclass(frozen=True, eq=False)
-class Xcsp3(Puzzle):
+class Xcsp3(ByReference):
     """One XCSP3 instance by reference; parsed and translated where it is used."""
     path: str
     digest: str           # blake2b of the file's bytes: the cache's key, the resume check's
@@ -87,19 +84,10 @@ class Xcsp3(Puzzle):
 
     kind = "xcsp3"
     formulations = ("default",)
-    rules_judge_alone = True      # the judge reads the instance, never the translation
-    shape_per_puzzle = True       # a file is a shape: its translation is its task's build
+    cache_kind = "xcsp3"
 
     def __repr__(self) -> str:         # the resume check hashes this: the file's content
         return f"Xcsp3({self.name!r}, {self.digest})"
-
-    def __getstate__(self) -> dict:
-        """A reference travels without what it loaded, unless it was loaded at once."""
-        state = dict(self.__dict__)
-        if not state.get("_eager"):
-            state.pop("_loaded", None)
-        state["_cache"] = state.get("_cache") or instance_cache.settings()
-        return state
 
     @property
     def family(self) -> str:
@@ -111,76 +99,14 @@ class Xcsp3(Puzzle):
         return -(-self.nbytes // 1024)
 
     @property
-    def load_times(self) -> tuple[float, float]:
-        """Seconds to parse and to translate, as the last load measured them (zeros
-        before a load, and for a model read back from the cache)."""
-        return self.__dict__.get("_times", (0.0, 0.0))
-
-    @property
-    def input_loaded(self) -> bool:
-        return "_loaded" in self.__dict__
-
-    @property
-    def instance(self) -> Instance:
-        """The parsed instance; where nothing is loaded, read alone from the cache."""
-        if not self.input_loaded:
-            read = self.__dict__.get("_instance")
-            if read is not None:
-                return read
-            cache = instance_cache.current(self.__dict__.get("_cache"))
-            read = cache.get(self._key("instance")) if cache is not None else None
-            if read is not None:
-                object.__setattr__(self, "_instance", read)
-                _READ.append(self)
-                while len(_READ) > 1:
-                    _READ.pop(0).__dict__.pop("_instance", None)
-                return read
-        return self._input()[0]
-
-    @property
     def model(self) -> Model:
-        return self._input()[1]
+        return self.loaded()[1]
 
-    def _input(self) -> tuple:
-        if not self.input_loaded:
-            self.load_input()
-        return self.__dict__["_loaded"]
+    def translator_version(self) -> str:
+        return translator_version()
 
-    def load_input(self) -> tuple[float, float, str]:
-        """Parse and translate here, through the cache: ``(parse s, translate s, from)``,
-        ``from`` being ``memory`` (held already), ``cache`` or ``file``."""
-        if self.input_loaded:
-            return 0.0, 0.0, "memory"
-        cache = instance_cache.current(self.__dict__.get("_cache"))
-        start = time.perf_counter()
-        instance = model = None
-        if cache is not None:
-            model = cache.get(self._key("model"))
-            instance = cache.get(self._key("instance")) if model is not None else None
-        if instance is not None:
-            translate_s, source = 0.0, "cache"
-            parse_s = time.perf_counter() - start     # reading the entries stands for parsing
-        else:
-            instance, model, parse_s, translate_s = _parsed(self.path)
-            source = "file"
-            if cache is not None:     # the instance first: a model entry means both are there
-                cache.put(self._key("instance"), instance) and cache.put(
-                    self._key("model"), model)
-        self.__dict__.pop("_instance", None)
-        self._hold((instance, model))
-        return parse_s, translate_s, source
-
-    def _key(self, part: str) -> str:
-        """The cache's key of the instance's ``part`` (``instance`` or ``model``)."""
-        return f"xcsp3/{self.digest}/{translator_version()}/default/{part}"
-
-    def _hold(self, loaded: tuple) -> None:
-        object.__setattr__(self, "_loaded", loaded)
-        if self.__dict__.get("_eager"):
-            return
-        _HELD.append(self)
-        while len(_HELD) > HELD:
-            _HELD.pop(0).__dict__.pop("_loaded", None)
+    def load_fresh(self) -> tuple:
+        return _parsed(self.path)
 
     def to_model(self, formulation: str | None = None) -> Model:
         self.check_formulation(formulation)
@@ -243,7 +169,7 @@ def load_file(path: str) -> Xcsp3:
     instance, model, parse_s, translate_s = _parsed(path)
     object.__setattr__(puzzle, "_eager", True)
     object.__setattr__(puzzle, "_times", (parse_s, translate_s))
-    puzzle._hold((instance, model))
+    puzzle.hold((instance, model))
     return puzzle
 
 
