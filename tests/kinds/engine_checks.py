@@ -1,9 +1,10 @@
 """One engine held against the brute force on a random model of the new kinds, in
-every mode: what ``test_cpsat_kinds`` and ``test_cpmpy_kinds`` share."""
+every mode: what the engines' tests in this folder share."""
 from __future__ import annotations
 
 from compare.judge.checker import check_model
-from engines import Status
+from engines.contract import KEEP_SOLUTIONS, Status
+from puzzles.model import Model
 from tests.kinds.random_models import solutions
 
 
@@ -33,3 +34,21 @@ def disagreements(engine, kind: str, seed: int, model) -> list[str]:
         wrong.append(f"{where} count: {count.status} {count.count}, want {len(every)} "
                      f"{count.message}")
     return wrong
+
+
+TIMEOUT = 60.0     # per solve; far above what any case needs
+
+def assert_matches_brute_force(engine, model: Model, label) -> None:
+    truth = solutions(model)
+    expected = Status.SOLVED if truth else Status.UNSAT
+    first = engine.solve(model, "first", timeout=TIMEOUT)
+    lex = engine.solve(model, "lexfirst", timeout=TIMEOUT)
+    count = engine.solve(model, "count", limit=len(truth) + 5, timeout=TIMEOUT)
+    assert (first.status, lex.status, count.status) == (expected,) * 3, \
+        (label, first.message, lex.message, count.message)
+    if truth:
+        assert check_model(model, first.solution) is None, label
+    assert lex.solution == (truth[0] if truth else None), label
+    assert count.count == len(truth), label
+    assert len(set(count.solutions)) == len(count.solutions) == min(len(truth), KEEP_SOLUTIONS)
+    assert set(count.solutions) <= set(truth), label

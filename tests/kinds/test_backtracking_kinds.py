@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from compare.judge.checker import check_model
 from engines import get_engine
 from engines.backtracking import shape as shapes
 from engines.backtracking.compiled import entry as numba_kernel
 from engines.backtracking.python.general import arith
-from engines.contract import KEEP_SOLUTIONS, Status
+from engines.contract import Status
 from puzzles.model import (
     AllDifferentList,
     Arith,
@@ -25,26 +24,12 @@ from puzzles.model import (
     ReifiedLinear,
     Structure,
 )
+from tests.kinds.engine_checks import TIMEOUT, assert_matches_brute_force
 from tests.kinds.random_models import KINDS, corpus, solutions
 
 VARIANTS = ("seed", "fast")
-TIMEOUT = 60.0     # per solve; far above what any case needs
 
 
-def assert_matches_brute_force(engine, model: Model, label) -> None:
-    truth = solutions(model)
-    expected = Status.SOLVED if truth else Status.UNSAT
-    first = engine.solve(model, "first", timeout=TIMEOUT)
-    lex = engine.solve(model, "lexfirst", timeout=TIMEOUT)
-    count = engine.solve(model, "count", limit=len(truth) + 5, timeout=TIMEOUT)
-    assert (first.status, lex.status, count.status) == (expected,) * 3, \
-        (label, first.message, lex.message, count.message)
-    if truth:
-        assert check_model(model, first.solution) is None, label
-    assert lex.solution == (truth[0] if truth else None), label
-    assert count.count == len(truth), label
-    assert len(set(count.solutions)) == len(count.solutions) == min(len(truth), KEEP_SOLUTIONS)
-    assert set(count.solutions) <= set(truth), label
 
 
 @pytest.fixture

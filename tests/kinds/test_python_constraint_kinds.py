@@ -7,9 +7,8 @@ import pytest
 pytest.importorskip("constraint")
 
 import engines.python_constraint as pc  # noqa: E402
-from compare.judge.checker import check_model  # noqa: E402
 from engines import get_engine  # noqa: E402
-from engines.contract import KEEP_SOLUTIONS, Status  # noqa: E402
+from engines.contract import Status  # noqa: E402
 from puzzles.model import (  # noqa: E402
     AllDifferentList,
     Arith,
@@ -19,25 +18,8 @@ from puzzles.model import (  # noqa: E402
     ReifiedLinear,
     Structure,
 )
+from tests.kinds.engine_checks import assert_matches_brute_force  # noqa: E402
 from tests.kinds.random_models import KINDS, corpus, solutions  # noqa: E402
-
-TIMEOUT = 60.0     # per solve; far above what any case needs
-
-
-def assert_matches_brute_force(engine, model: Model, label) -> None:
-    truth = solutions(model)
-    expected = Status.SOLVED if truth else Status.UNSAT
-    first = engine.solve(model, "first", timeout=TIMEOUT)
-    lex = engine.solve(model, "lexfirst", timeout=TIMEOUT)
-    count = engine.solve(model, "count", limit=len(truth) + 5, timeout=TIMEOUT)
-    assert (first.status, lex.status, count.status) == (expected,) * 3, \
-        (label, first.message, lex.message, count.message)
-    if truth:
-        assert check_model(model, first.solution) is None, label
-    assert lex.solution == (truth[0] if truth else None), label
-    assert count.count == len(truth), label
-    assert len(set(count.solutions)) == len(count.solutions) == min(len(truth), KEEP_SOLUTIONS)
-    assert set(count.solutions) <= set(truth), label
 
 
 def test_python_constraint_declares_the_four_kinds():
