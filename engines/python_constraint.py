@@ -27,6 +27,7 @@ from typing import Any, Callable
 
 from engines.base import Engine
 from engines.contract import KEEP_SOLUTIONS, Outcome, Status, timed_out
+from engines.support.arith import arith_value
 from engines.support.lexprobe import SearchTimeout, lexfirst_by_probes
 from puzzles.model import (
     OPERATORS,
@@ -176,29 +177,12 @@ def _element(con: Element) -> Piece:
     return _function((index, *entries, picked), test)
 
 
-def _toward_zero(a: int, b: int) -> int:
-    q = abs(a) // abs(b)
-    return q if (a < 0) == (b < 0) else -q
-
-
-def _power(a: int, b: int) -> int | None:
-    """No value for a negative exponent, nor past the 64th power of a base other than
-    -1, 0, 1 (beyond any domain; the checker reads it the same way)."""
-    return None if b < 0 or (b > 64 and abs(a) > 1) else a ** b
-
-
-# Arith's operations: None where the operation has no value (the constraint fails).
-_ARITH = {"times": lambda a: a[0] * a[1],
-          "div": lambda a: _toward_zero(*a) if a[1] else None,
-          "mod": lambda a: a[0] - a[1] * _toward_zero(*a) if a[1] else None,
-          "pow": lambda a: _power(*a), "abs": lambda a: abs(a[0]), "min": min, "max": max}
-
-
 def _arith(con: Arith) -> Piece:
-    args, result, compute = con.args, con.result, _ARITH[con.op]
+    args, result, op = con.args, con.result, con.op
+    arith_value(op, (1,) * len(args))           # an unknown operation raises here
 
     def test(value):
-        r = compute([value[v] for v in args])
+        r = arith_value(op, [value[v] for v in args])
         return r is not None and r == value[result]
     return _function((*args, result), test)
 

@@ -30,11 +30,10 @@ exactly the model's solutions (docs/kinds.md, "Constraint kinds of the model"):
   ``or(ne(i,p),eq(v,x))`` per position ``p``;
 * ``Arith``: ``times``, ``abs``, ``min``, ``max`` as ``<intension> eq(r,mul(x,y))``
   and the like; ``div``, ``mod`` and ``pow`` as the table of their allowed
-  tuples, computed here (truncating division, the dividend's sign for
-  ``mod``, no value for a zero divisor or a negative exponent), because
-  solvers disagree on XCSP3's ``div`` and ``mod`` over negative or zero
-  operands (ACE 2.6 refuses them). Past ``TABLE_CAP`` combinations of the
-  arguments' domains they are written as guarded intensions
+  tuples, computed by ``engines.support.arith.arith_value`` (the evaluator
+  the engines share), because solvers disagree on XCSP3's ``div`` and ``mod``
+  over negative or zero operands (ACE 2.6 refuses them). Past ``TABLE_CAP``
+  combinations of the arguments' domains they are written as guarded intensions
   (``and(ne(y,0),eq(r,div(x,y)))``, ``and(ge(e,0),eq(r,pow(x,abs(e))))``),
   exact by XCSP3's definition.
 
@@ -48,6 +47,7 @@ from __future__ import annotations
 import itertools
 from xml.sax.saxutils import escape
 
+from engines.support.arith import arith_value
 from puzzles.model import (
     AllDifferent,
     AllDifferentList,
@@ -249,29 +249,6 @@ def _reified(con: ReifiedLinear, domains) -> list[str] | str:
     arrow = "imp" if con.implied else "iff"
     return [*_boolean((lit,), domains),
             f"<intension> {arrow}(eq({name(lit)},1),{inner}) </intension>"]
-
-
-def trunc_div(a: int, b: int) -> int:
-    q = abs(a) // abs(b)
-    return q if (a < 0) == (b < 0) else -q
-
-
-def arith_value(op: str, args) -> int | None:
-    """``op(args)`` as the model reads it; None where it has no value."""
-    if op == "times":
-        return args[0] * args[1]
-    if op in ("div", "mod"):
-        a, b = args
-        if b == 0:
-            return None
-        return trunc_div(a, b) if op == "div" else a - b * trunc_div(a, b)
-    if op == "pow":
-        return None if args[1] < 0 else args[0] ** args[1]
-    if op == "abs":
-        return abs(args[0])
-    if op in ("min", "max"):
-        return min(args) if op == "min" else max(args)
-    raise ValueError(f"Arith with unknown operation {op!r}")
 
 
 def _arith(con: Arith, domains) -> list[str] | str:
