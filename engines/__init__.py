@@ -19,6 +19,7 @@ from engines.contract import (
     FAILED,
     FAILED_WORDS,
     MODES,
+    SEARCH_STATS,
     Outcome,
     Result,
     Status,
@@ -141,7 +142,8 @@ def baseline_preferred(label: EngineSpec | str) -> bool:
         return False
 
 
-__all__ = ["ANSWERED", "ANSWERED_WORDS", "FAILED", "FAILED_WORDS", "MODES", "Engine",
+__all__ = ["ANSWERED", "ANSWERED_WORDS", "FAILED", "FAILED_WORDS", "MODES", "SEARCH_STATS",
+           "Engine",
            "EngineOptionError", "EngineSpec", "Outcome", "Result", "Status",
            "Unsupported", "UnknownEngine", "register", "names", "engine_class",
            "get_engine", "installed", "solution_counter", "default_specs",

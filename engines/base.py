@@ -247,6 +247,8 @@ class Engine:
             # leaves no count; the solutions found so far are the partial count.
             result.count = len(outcome.solutions)
         result.nodes, result.backtracks = outcome.nodes, outcome.backtracks
+        result.failures, result.propagations = outcome.failures, outcome.propagations
+        result.restarts, result.nogoods = outcome.restarts, outcome.nogoods
         result.stats.update(outcome.stats)
         result.message = outcome.message
 

@@ -47,6 +47,19 @@ def status_word(status) -> str:
     return status._value_ if type(status) is Status else str(getattr(status, "value", status))
 
 
+SEARCH_STATS = ("nodes", "failures", "propagations", "restarts", "nogoods")
+"""The search statistics an ``Outcome`` and a ``Result`` carry, each a whole number
+or None where the engine does not report it (``nodes`` 0 then):
+
+* ``nodes``: decisions tried (branches taken);
+* ``failures``: dead ends met, a propagation wiping out a domain or a refuted decision;
+* ``propagations``: propagator runs;
+* ``restarts``: restarts of the search;
+* ``nogoods``: nogoods (learnt clauses) recorded.
+
+``backtracks`` stays beside them, the engine's own count of retreats."""
+
+
 class Unsupported(Exception):
     """Raised by an engine for a mode, option or constraint it cannot do correctly."""
 
@@ -61,6 +74,12 @@ class Outcome:
     backtracks: int = 0
     stats: dict[str, Any] = field(default_factory=dict)
     message: str = ""
+    # ``SEARCH_STATS`` beyond nodes: None where the engine does not report them;
+    # keyword-only, so the fields above keep their positions.
+    failures: int | None = field(default=None, kw_only=True)
+    propagations: int | None = field(default=None, kw_only=True)
+    restarts: int | None = field(default=None, kw_only=True)
+    nogoods: int | None = field(default=None, kw_only=True)
 
 
 @dataclass
@@ -90,6 +109,11 @@ class Result:
     # How the worker loaded the task's input, untimed, before the solve (a file per
     # instance): ``(parse s, translate s, from)``, from ``memory``, ``cache`` or ``file``.
     loading: tuple[float, float, str] | None = None
+    # ``SEARCH_STATS`` beyond nodes, as the engine's ``Outcome`` gave them (keyword-only).
+    failures: int | None = field(default=None, kw_only=True)
+    propagations: int | None = field(default=None, kw_only=True)
+    restarts: int | None = field(default=None, kw_only=True)
+    nogoods: int | None = field(default=None, kw_only=True)
 
     @property
     def total_s(self) -> float:

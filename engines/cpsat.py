@@ -199,7 +199,7 @@ class Runner:
                  "branches": self.branches, "conflicts": self.conflicts}
         stats.update(kw.pop("stats", {}))
         return Outcome(status, nodes=self.branches, backtracks=self.conflicts,
-                       stats=stats, **kw)
+                       failures=self.conflicts, stats=stats, **kw)
 
 
 if cp_model is not None:

@@ -216,8 +216,12 @@ class MinizincEngine(Engine):
         solutions = self._values(raw, compiled, min(found, KEEP_SOLUTIONS)) if found else []
         count = min(found, wanted) if mode == "count" else None
 
+        more = {key: _int(reported[key]) for key in ("failures", "propagations", "restarts",
+                                                     "nogoods") if key in reported}
+
         def outcome(status: Status, message: str = "") -> Outcome:
-            return Outcome(status, solutions[:wanted], count, nodes, backtracks, stats, message)
+            return Outcome(status, solutions[:wanted], count, nodes, backtracks, stats, message,
+                           **more)
         if ERROR in marks:
             return outcome(Status.ERROR, f"the solver printed {ERROR}: {_last_line(run)}")
         if found >= wanted or (found and COMPLETE in marks):

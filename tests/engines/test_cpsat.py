@@ -66,7 +66,8 @@ def test_boj2239_every_mode(engine, mode):
 def test_statistics_are_cpsat_own(engine):
     result = engine.solve(Sudoku(4, (0,) * 16).to_model(), "count", limit=1000)
     assert result.nodes == result.stats["branches"] > 0
-    assert result.backtracks == result.stats["conflicts"]
+    assert result.backtracks == result.failures == result.stats["conflicts"]
+    assert result.propagations is None and result.restarts is None   # not read
     assert result.stats["solve_calls"] == 1
     assert result.stats["cpsat_wall_s"] > 0
     assert result.build_s > 0 and result.solve_s > 0

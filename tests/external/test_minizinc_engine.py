@@ -11,6 +11,7 @@ from engines import Status, get_engine, installed
 from engines.minizinc import solvers as listing
 from engines.minizinc.engine import GecodeEngine, MinizincEngine
 from engines.spec import EngineOptionError
+from puzzles.kinds.sudoku import Sudoku
 from puzzles.model import AllDifferent, Constraint, Model, Structure
 from tests.external.support import grid_kind_model, needs_gecode, solutions
 from tests.kinds.random_models import corpus
@@ -125,6 +126,16 @@ def test_lexfirst_is_na_for_a_solver_not_known_to_follow_the_annotation():
         pytest.skip("Gecode is the only usable MiniZinc solver here")
     result = get_engine(f"minizinc:solver={others[0].id}").solve(grid_kind_model(0), "lexfirst")
     assert result.status is Status.UNSUPPORTED and "lexfirst" in result.message
+
+
+@needs_gecode
+def test_the_search_statistics_are_those_the_solver_prints():
+    result = get_engine("gecode").solve(Sudoku(4, (0,) * 16).to_model(), "count",
+                                        limit=1000, timeout=30)
+    assert result.status is Status.SOLVED and result.count == 288
+    assert result.nodes > 0 and result.failures == result.backtracks
+    assert result.propagations > 0 and result.restarts == 0
+    assert result.nogoods is None                   # Gecode prints none
 
 
 @needs_gecode
