@@ -132,6 +132,22 @@ def test_plain_numbers_take_a_short_path_and_bad_ones_are_still_named(field, val
         assert f": {field}: " in result.message
 
 
+@pytest.mark.parametrize("field", ["failures", "propagations", "restarts", "nogoods"])
+@pytest.mark.parametrize("value", [-1, 2.5, 3.0, "4", True, 2 ** 63])
+def test_a_search_statistic_that_is_not_a_whole_number_from_0_is_rejected(field, value):
+    result = solved(**{field: value})
+    assert result.status == Status.ERROR
+    assert f": {field}: " in result.message and result.engine == "x"
+
+
+def test_a_search_statistic_is_a_python_int_or_none_when_not_reported():
+    result = solved(failures=np.int64(4), propagations=0, restarts=None)
+    assert result.status == Status.SOLVED, result.message
+    assert (result.failures, result.propagations, result.restarts, result.nogoods) == \
+        (4, 0, None, None)
+    assert type(result.failures) is int
+
+
 def test_text_and_stats_are_made_safe_for_sqlite_csv_and_json():
     result = solved(message="a\udcffb", stats={("k",): {1: math.inf}, 2: b"x", "s": "\ud800"})
     assert result.status == Status.SOLVED

@@ -87,6 +87,16 @@ def test_packed_results_survive_pickling_unchanged_in_order():
     assert back[1][1].solutions != back[2][1].solutions     # not one answer for all
 
 
+def test_packed_results_keep_each_search_statistic_and_which_were_not_reported():
+    pairs = [(1, solved(1, failures=3, propagations=2 ** 62, restarts=0, nogoods=None)),
+             (2, solved(2)),                                     # reports none of them
+             (3, solved(3, failures=0, nogoods=11))]
+    back = list(pickle.loads(pickle.dumps(PackedResults.of(pairs))))
+    assert back == pairs
+    assert [(r.failures, r.propagations, r.restarts, r.nogoods) for _, r in back] == \
+        [(3, 2 ** 62, 0, None), (None, None, None, None), (0, None, None, 11)]
+
+
 def test_packed_results_can_be_read_twice():
     packed = PackedResults.of(batch())
     assert list(packed) == list(packed) == batch()
@@ -184,6 +194,7 @@ def test_a_run_stores_every_result_verified_and_as_the_engine_answers_in_process
         stored = frame.loc[f"hard:{line}"]
         assert stored["answer"] == answer_string(puzzle, mine.solutions[0], "alldiff")
         assert (stored["nodes"], stored["backtracks"]) == (mine.nodes, mine.backtracks)
+        assert stored["failures"] == mine.failures == mine.backtracks      # its dead ends
     assert PackedResults.of(expected) is not None       # the path the worker's results took
     assert any(r.nodes != r.backtracks for _, r in expected)   # a swap would show
 

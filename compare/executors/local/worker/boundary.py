@@ -79,7 +79,11 @@ def _normalised(result: Result) -> Result:
         traceback=text(result.traceback, "traceback"),
         cpu_s=_optional_number(result.cpu_s, "cpu_s"),
         peak_rss_mb=_optional_number(result.peak_rss_mb, "peak_rss_mb"),
-        host=None if result.host is None else text(result.host, "host"))
+        host=None if result.host is None else text(result.host, "host"),
+        failures=_optional_whole(result.failures, "failures"),
+        propagations=_optional_whole(result.propagations, "propagations"),
+        restarts=_optional_whole(result.restarts, "restarts"),
+        nogoods=_optional_whole(result.nogoods, "nogoods"))
 
 
 # ----- fields -----------------------------------------------------------------------------
@@ -107,6 +111,12 @@ def whole(value: Any, field: str, low: int = 0, high: int = INT_MAX) -> int:
         raise InvalidField(field, f"{_shown(number)} is out of range "
                                   f"({_bound(low)}..{_bound(high)})")
     return number
+
+
+def _optional_whole(value: Any, field: str) -> int | None:
+    """A search statistic (``engines.SEARCH_STATS``): a whole number from 0, or None
+    where the engine does not report it."""
+    return None if value is None else whole(value, field)
 
 
 def number(value: Any, field: str, high: float) -> float:

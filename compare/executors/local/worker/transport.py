@@ -49,6 +49,7 @@ from compare.executors.local.worker.session import Session, WorkerInit
 from compare.plugins import PluginError
 from engines import Result, Status, describe
 
+_UNSAID = -1              # a search statistic the engine does not report (None), packed
 REPORT_S = 0.005          # results of short tasks go to the parent together, this often:
                           # one message per result cost the parent a wake-up and a pipe
                           # read each, on a busy machine most of its time
@@ -103,6 +104,8 @@ class PackedResults:
                 answers.append(bytes(r.solutions[0]))     # ValueError past 0..255
                 seconds.extend((r.build_s, r.solve_s, r.cpu_s, r.peak_rss_mb))
                 counts.extend((r.nodes, r.backtracks))
+                counts.extend([_UNSAID if n is None else n for n in
+                               (r.failures, r.propagations, r.restarts, r.nogoods)])
         except (ValueError, TypeError, OverflowError):
             return None
         return cls(common, array("q", [tid for tid, _ in done]).tobytes(), seconds.tobytes(),
@@ -121,11 +124,15 @@ class PackedResults:
         counts = array("q", self.counts).tolist()
         answers, width, solved = self.answers, self.width, Status.SOLVED
         for index, tid in enumerate(array("q", self.tids).tolist()):
-            s, c, at = 4 * index, 2 * index, width * index
+            s, c, at = 4 * index, 6 * index, width * index
+            failures, propagations, restarts, nogoods = (
+                None if n == _UNSAID else n for n in counts[c + 2:c + 6])
             yield tid, Result(engine, library, version, mode, solved,
                               [tuple(answers[at:at + width])], None, seconds[s],
                               seconds[s + 1], counts[c], counts[c + 1], {}, "", "",
-                              seconds[s + 2], seconds[s + 3], host)
+                              seconds[s + 2], seconds[s + 3], host, failures=failures,
+                              propagations=propagations, restarts=restarts,
+                              nogoods=nogoods)
 
 
 class Reporter:
