@@ -31,7 +31,7 @@ from compare.errors import SettingsError, StorageError, StoreError
 from compare.store.files import STORAGE_ERRNOS, RunFile, storage_fault
 from compare.store.lock import FolderLock
 from compare.store.store import READ, WRITE, ClosedOnExit, Store
-from engines import ANSWERED_WORDS, Status
+from engines import ANSWERED_WORDS, SEARCH_STATS, Status
 
 LATEST = "latest"      # reports/latest links to the newest run made under reports/
 
@@ -303,7 +303,8 @@ def common_runs(frame: pd.DataFrame, repeat: int | None = None,
 
 def per_task(frame: pd.DataFrame) -> pd.DataFrame:
     """One row per task, repeats folded into medians (and their spread, ``iqr_s``)."""
-    frame = frame.assign(wrong=frame["verified"].eq(False).fillna(False).astype(bool))
+    frame = frame.assign(wrong=frame["verified"].eq(False).fillna(False).astype(bool),
+                         **{s: pd.to_numeric(frame[s]) for s in SEARCH_STATS if s in frame})
     if frame["repeat"].nunique() <= 1:
         return _mark_solved(frame.copy())
     grouped = frame.groupby(TASK_KEYS, sort=False)
@@ -312,7 +313,8 @@ def per_task(frame: pd.DataFrame) -> pd.DataFrame:
                          timeout=("timeout", "first"), build_s=("build_s", "median"),
                          solve_s=("solve_s", "median"), total_s=("total_s", "median"),
                          iqr_s=("total_s", lambda s: s.quantile(0.75) - s.quantile(0.25)),
-                         nodes=("nodes", "median"), count=("count", "first"),
+                         **{s: (s, "median") for s in SEARCH_STATS if s in frame},
+                         count=("count", "first"),
                          cpu_s=("cpu_s", "median"), peak_rss_mb=("peak_rss_mb", "max"),
                          wrong=("wrong", "any"), repeats=("repeat", "size"),
                          status=("status", fold_status))

@@ -17,6 +17,10 @@ timeout's later repeat), where version 1 had it only in the message text.
 Version 3 stores how a task's input was loaded, untimed, by the worker
 (``parse_s``, ``translate_s``, ``loaded_from``: memory, cache or file), for
 inputs loaded where they run (XCSP3 files); NULL for the others.
+Version 4 stores the search statistics beyond nodes and backtracks
+(``engines.SEARCH_STATS``: ``failures``, ``propagations``, ``restarts``,
+``nogoods``), NULL where the engine does not report them and in the rows of
+older files.
 """
 from __future__ import annotations
 
@@ -25,7 +29,7 @@ from typing import Callable
 
 from compare.errors import SchemaError
 
-VERSION = 3              # what this code writes
+VERSION = 4              # what this code writes
 UNSTAMPED = 1            # a file with tables but no version stamp
 
 # Column order of the table and of results.csv.
@@ -35,6 +39,7 @@ COLUMNS = (
     "total_s", "nodes", "backtracks", "library", "version", "count", "answer",
     "reason", "message", "stats", "finished_at", "cpu_s", "peak_rss_mb", "host", "traceback",
     "fact", "parse_s", "translate_s", "loaded_from",
+    "failures", "propagations", "restarts", "nogoods",
 )
 KEY = ("puzzle_id", "formulation", "engine", "mode", "repeat")
 PUZZLE_COLUMNS = ("puzzle_id", "source", "origin", "line", "kind", "size", "clues",
@@ -44,7 +49,8 @@ TYPES = {"size": "INTEGER", "clues": "INTEGER", "limit": "INTEGER", "repeat": "I
          "verified": "INTEGER", "nodes": "INTEGER", "backtracks": "INTEGER",
          "count": "INTEGER", "timeout": "REAL", "build_s": "REAL", "solve_s": "REAL",
          "total_s": "REAL", "line": "INTEGER", "cpu_s": "REAL", "peak_rss_mb": "REAL",
-         "parse_s": "REAL", "translate_s": "REAL"}
+         "parse_s": "REAL", "translate_s": "REAL",
+         **dict.fromkeys(("failures", "propagations", "restarts", "nogoods"), "INTEGER")}
 
 
 def _ddl(table: str, columns, extra: str) -> str:
@@ -144,4 +150,4 @@ def _v1_to_v2(db: sqlite3.Connection) -> None:
 
 # version -> the step that brings a file of that version to the next one
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
-    UNSTAMPED: _v1_to_v2, 2: _add_missing_columns}
+    UNSTAMPED: _v1_to_v2, 2: _add_missing_columns, 3: _add_missing_columns}

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from compare.errors import SettingsError, StoreError
 from compare.limits import RANGES, check_setting
-from engines import Status
+from engines import SEARCH_STATS, Status
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -26,7 +26,7 @@ MAX_DEPTH = 32            # nesting of a stored JSON value (the run writes 4 at 
 MAX_NUMBER = 1e18         # any stored number: beyond it, no count or time this code makes
 MAX_SECONDS = 1e7         # a stored time (s): beyond four months, a forged value
 MAX_MB = 1e9              # a stored memory peak (MB)
-MAX_COUNT = 2 ** 63 - 1   # nodes, backtracks, solutions: SQLite's integers
+MAX_COUNT = 2 ** 63 - 1   # nodes, backtracks, search statistics, solutions: SQLite's integers
 
 
 def parse(text, key: str, path) -> Any:
@@ -172,7 +172,7 @@ NUMBERS = {
     **{c: (0.0, MAX_SECONDS, False, "seconds") for c in
        ("timeout", "build_s", "solve_s", "total_s", "cpu_s", "parse_s", "translate_s")},
     "peak_rss_mb": (0.0, MAX_MB, False, "megabytes"),
-    **{c: (0, MAX_COUNT, True, "a count") for c in ("nodes", "backtracks", "count")},
+    **{c: (0, MAX_COUNT, True, "a count") for c in (*SEARCH_STATS, "backtracks", "count")},
     **{c: (0, 1e9, True, "a whole number") for c in ("size", "clues", "limit")},
     "repeat": (0, RANGES["repeat"][2], True, "a repeat's number"),
     "verified": (0, 1, True, "0 or 1"),

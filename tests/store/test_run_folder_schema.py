@@ -113,6 +113,41 @@ def test_the_migration_stores_the_facts_that_version_1_had_only_in_messages(unst
     assert pd.isna(facts[0]) and pd.isna(facts[3])
 
 
+STATS = {"nodes": 9, "failures": 7, "propagations": 2 ** 40, "restarts": 0, "nogoods": None}
+
+
+def _result_row(**values) -> dict:
+    return {"puzzle_id": "q:1", "source": "q", "engine": "e", "formulation": "alldiff",
+            "mode": "first", "repeat": 0, "status": "solved", **values}
+
+
+def test_the_search_statistics_are_stored_and_read_back_as_given(tmp_path):
+    with Store(tmp_path) as store:
+        store.add(_result_row(backtracks=3, **STATS))
+        store.add(_result_row(repeat=1, nodes=0, backtracks=0))     # reports none of them
+    with RunFolder(tmp_path) as run:
+        first, second = run.results.sort_values("repeat").to_dict("records")
+    assert {name: first[name] for name in STATS if name != "nogoods"} == \
+        {name: value for name, value in STATS.items() if value is not None}
+    assert pd.isna(first["nogoods"]) and first["backtracks"] == 3
+    assert all(pd.isna(second[name]) for name in STATS if name != "nodes")
+
+
+def test_a_file_of_version_3_gains_the_search_statistics_as_null(tmp_path):
+    added = ("failures", "propagations", "restarts", "nogoods")
+    with Store(tmp_path) as store:
+        store.add(_result_row(nodes=5, backtracks=2))
+    _sql(tmp_path, *(f'ALTER TABLE results DROP COLUMN "{c}"' for c in added))
+    _stamp(tmp_path, 3)
+    with RunFolder(tmp_path) as run:           # a reader migrates a copy in memory
+        row = run.results.iloc[0]
+    assert row["nodes"] == 5 and all(pd.isna(row[c]) for c in added)
+    assert _version(tmp_path) == 3 and not set(added) & _columns(tmp_path)
+    with Store(tmp_path):                      # a writer migrates the file in place
+        pass
+    assert _version(tmp_path) == schema.VERSION and set(added) <= _columns(tmp_path)
+
+
 def test_an_unknown_schema_version_is_refused_in_one_line_exit_2(tmp_path):
     with Store(tmp_path):
         pass

@@ -106,6 +106,8 @@ ROWS = {
     "nodes negative": ({"nodes": -5}, "'nodes'"),
     "nodes fractional": ({"nodes": 2.5}, "'nodes'"),
     "count a text": ({"count": "many"}, "'count'"),
+    "failures negative": ({"failures": -1}, "'failures'"),
+    "propagations fractional": ({"propagations": 0.5}, "'propagations'"),
     "verified 7": ({"verified": 7}, "'verified'"),
     "peak_rss_mb huge": ({"peak_rss_mb": 1e300}, "'peak_rss_mb'"),
     "repeat negative": ({"repeat": -1}, "'repeat'"),
@@ -187,6 +189,15 @@ def test_a_run_as_written_passes_the_checks(finished):
         assert folder.config["settings"]["repeat"] == 1
         assert len(folder.results) > 0 and folder.planned
         assert folder.runs and folder.sessions
+
+
+def test_a_backtracking_run_stores_its_failures_and_neither_restarts_nor_nogoods(finished):
+    with RunFolder(finished) as folder:
+        results = folder.results
+    assert results["failures"].notna().all()
+    assert (results["failures"] == results["backtracks"]).all()   # its dead ends
+    assert (results["restarts"] == 0).all() and (results["nogoods"] == 0).all()
+    assert results["propagations"].isna().all()                   # not counted
 
 
 def test_the_api_reads_through_the_same_door(run):
