@@ -12,8 +12,8 @@ calibration (``compare.run.calibration``), B's solved times are first divided
 by the machine's drift between them, and the band widens to the noise
 floor, so a busier machine does not read as slower code. Beside each
 engine's time, ``work`` says whether the work it reports (nodes,
-backtracks) changed on the tasks both runs solved: "same" nodes and a
-slower time is a slower machine. Tasks whose status or verdict changed are
+backtracks and the other search statistics) changed on the tasks both runs
+solved: "same" nodes and a slower time is a slower machine. Tasks whose status or verdict changed are
 listed one by one.
 
 Runs made with different settings (mode, limit, time limit, sample,
@@ -36,11 +36,12 @@ from compare.reporting import paired, summary
 from compare.reporting.prose import controls_shown
 from compare.run.calibration import Drift, drift
 from compare.store.folder import RunFolder
-from engines import ANSWERED_WORDS, Status
+from engines import ANSWERED_WORDS, SEARCH_STATS, Status
 
 TASK = ["puzzle_id", "formulation", "engine", "mode"]
 ALL = "all"                 # the source of the rows over every source (history)
-WORK = ["nodes", "backtracks"]      # the deterministic work an engine may report
+# the deterministic work an engine may report: nodes first, then the other counts
+WORK = ["nodes", "backtracks", *SEARCH_STATS[1:]]
 
 
 @dataclass
@@ -247,10 +248,12 @@ def _engines(tasks_a, tasks_b, other: set, shift_s: float | None,
 
 
 def work_change(both: pd.DataFrame) -> str:
-    """Whether the work an engine reports (``WORK``: nodes, backtracks) differs between
-    runs A and B on these tasks (``<column>_a`` and ``<column>_b``): "same", "changed on
-    k of n tasks" with the geometric mean ratio of nodes, or "not reported"."""
-    columns = [c for c in WORK if f"{c}_a" in both and f"{c}_b" in both]
+    """Whether the work an engine reports (``WORK``: nodes, backtracks, ...) differs
+    between runs A and B on these tasks (``<column>_a`` and ``<column>_b``): "same",
+    "changed on k of n tasks" with the geometric mean ratio of nodes, or "not reported".
+    A statistic one run does not report at all (stored before it was) is left out."""
+    columns = [c for c in WORK if f"{c}_a" in both and f"{c}_b" in both and (
+        c == "nodes" or both[f"{c}_a"].notna().any() and both[f"{c}_b"].notna().any())]
     if both.empty or not columns:
         return "not reported"
     a = both[[f"{c}_a" for c in columns]].to_numpy(float)

@@ -43,6 +43,9 @@ DEFINITIONS = """\
 * ``ratio of means``: the engine's mean time over the puzzles both it and the
   baseline solved, divided by the baseline's mean there (one slow puzzle can
   decide it; kept for comparison with older reports);
+* ``nodes``, ``failures``, ``propagations``, ``restarts``, ``nogoods``: the
+  median over solved tasks of the search statistics the engine reports
+  (``engines.SEARCH_STATS``); each but nodes only when some engine reports it;
 * ``median CPU`` and ``peak RSS`` (when the workers record them): the median
   CPU time of the solved tasks and the largest resident memory of a task;
 * ``virtual best``: for every puzzle, the fastest engine's task (PAR2 time):
@@ -59,6 +62,8 @@ VIRTUAL_BEST = "virtual best"
 STATUS_COLUMNS = {"timeouts": engines.Status.TIMEOUT.value, "crashed": engines.Status.CRASHED.value,
                   "errors": engines.Status.ERROR.value, "memout": engines.Status.MEMOUT.value}
 LABEL_WIDTH = 28     # longer engine labels are cut in the console table
+# The per-engine table's medians of the search statistics, and what they count.
+WORK_COLUMNS = {f"median_{name}": name for name in engines.SEARCH_STATS}
 
 
 def definitions(shift_s: float = paired.DEFAULT_SHIFT_S) -> str:
@@ -108,7 +113,8 @@ def with_virtual_best(tasks: pd.DataFrame) -> pd.DataFrame:
     if tried.empty:
         return tasks
     best = tried.loc[tried.groupby(PAIR_KEYS, sort=False)["par2_s"].idxmin()]
-    best = best.assign(engine=VIRTUAL_BEST, nodes=math.nan)
+    best = best.assign(engine=VIRTUAL_BEST,
+                       **{name: math.nan for name in engines.SEARCH_STATS if name in best})
     return pd.concat([tasks, best], ignore_index=True)
 
 
@@ -147,7 +153,8 @@ def engine_table(tasks: pd.DataFrame, baseline: str | None, by: list[str] | None
             row["agree"] = _agreement(group, odd)
         rows.append(row)
     table = pd.DataFrame(rows)
-    unmeasured = [c for c in ("cpu_s", "peak_rss_mb") if c in table and table[c].isna().all()]
+    unmeasured = [c for c in ("cpu_s", "peak_rss_mb", *list(WORK_COLUMNS)[1:])
+                  if c in table and table[c].isna().all()]      # nodes stay: always shown
     return table.drop(columns=unmeasured)
 
 
@@ -196,7 +203,7 @@ def _stats(group: pd.DataFrame) -> dict:
         "max_s": solved.max(),
         "par2_s": rated["par2_s"].mean() if len(rated) else math.nan,
         "total_s": group["total_s"].sum(),
-        "mean_nodes": group.loc[group["solved"], "nodes"].mean(),
+        **{column: _measured(group, name).median() for column, name in WORK_COLUMNS.items()},
         "cpu_s": _measured(group, "cpu_s").median(),
         "peak_rss_mb": _measured(group, "peak_rss_mb").max(),
     }
@@ -373,7 +380,7 @@ def sig3(value) -> str:
 
 
 HEADERS = {"mean_s": "mean", "median_s": "median", "p90_s": "p90", "max_s": "max",
-           "par2_s": "PAR2", "total_s": "total", "mean_nodes": "nodes", "rep_iqr": "rep IQR",
+           "par2_s": "PAR2", "total_s": "total", **WORK_COLUMNS, "rep_iqr": "rep IQR",
            "median_ratio": "median ratio", "ratio_of_means": "ratio of means",
            "time_s": "time", "cpu_s": "median CPU", "peak_rss_mb": "peak RSS",
            "shift_s": "shift"}
@@ -394,7 +401,7 @@ def formatted(table: pd.DataFrame) -> pd.DataFrame:
                             zip(values, table["ties"], table["losses"])]
         elif column.endswith("_s"):
             out[HEADERS.get(column, column)] = [duration(v) for v in values]
-        elif column == "mean_nodes":
+        elif column in WORK_COLUMNS:
             out[HEADERS[column]] = ["-" if pd.isna(v) else f"{v:.0f}" for v in values]
         elif column == "peak_rss_mb":
             out[HEADERS[column]] = ["-" if pd.isna(v) else f"{v:.0f} MB" for v in values]

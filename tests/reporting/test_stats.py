@@ -155,7 +155,7 @@ def test_virtual_best_takes_the_fastest_engine_per_puzzle():
     best = t.loc[summary.VIRTUAL_BEST]
     assert best["solved"] == 3 and best["median_s"] == pytest.approx(2 * MS)
     assert best["ratio"] == pytest.approx((1 * 0.25 * 1) ** (1 / 3))
-    assert math.isnan(best["mean_nodes"])
+    assert math.isnan(best["median_nodes"])
     assert summary.VIRTUAL_BEST not in table(frame, virtual_best=False).index
     one_engine = summary.engine_table(summary.per_task(frame[frame["engine"] == "a"]), "a")
     assert list(one_engine["engine"]) == ["a"]
@@ -268,6 +268,50 @@ def report_of(folder: Path, **kwargs):
     """The report step on a folder, as ``report --out`` runs it."""
     with RunFolder(folder) as run:
         return build_report(run, **kwargs)
+
+
+def engine_rows(text: str) -> list[str]:
+    """The per-engine table of summary.md: its header and its rows."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("## Per engine")) + 2
+    end = lines.index("", start)
+    return [lines[start]] + lines[start + 2:end]
+
+
+def test_the_report_shows_the_median_search_statistics_an_engine_reports(tmp_path):
+    frame = times_frame([1 * MS] * 3, [2 * MS] * 3).astype({"failures": object,
+                                                             "restarts": object})
+    reports = frame["engine"] == "b"
+    frame.loc[reports, "failures"] = [1, 3, 100]
+    frame.loc[reports, "restarts"] = [0, 0, 0]
+    table = summary.engine_table(summary.per_task(frame), "a").set_index("engine")
+    assert table.loc["b", "median_failures"] == 3 and table.loc["b", "median_restarts"] == 0
+    assert pd.isna(table.loc["a", "median_failures"])
+    assert "median_propagations" not in table and "median_nogoods" not in table
+    report_of(store(tmp_path / "run", frame), quiet=True)
+    header, *rows = engine_rows((tmp_path / "run" / "summary.md").read_text())
+    cells = [c.strip() for c in header.strip("|").split("|")]
+    assert cells.index("total") + 1 == cells.index("nodes")          # next to the times
+    assert cells[cells.index("nodes"):cells.index("nodes") + 3] == ["nodes", "failures",
+                                                                    "restarts"]
+    assert "propagations" not in cells and "nogoods" not in cells
+    shown = {r.split("|")[1].strip(): [c.strip() for c in r.strip("|").split("|")]
+             for r in rows}
+    assert shown["b"][cells.index("failures")] == "3"
+    assert shown["a"][cells.index("failures")] == "-"
+
+
+def test_the_report_has_no_column_of_a_statistic_no_engine_reports(tmp_path):
+    frame = times_frame([1 * MS] * 3, [2 * MS] * 3)
+    table = summary.engine_table(summary.per_task(frame), "a")
+    assert "median_nodes" in table
+    assert not {"median_failures", "median_propagations", "median_restarts",
+                "median_nogoods"} & set(table.columns)
+    report_of(store(tmp_path / "run", frame), quiet=True)
+    header = engine_rows((tmp_path / "run" / "summary.md").read_text())[0]
+    cells = [c.strip() for c in header.strip("|").split("|")]
+    assert "nodes" in cells
+    assert not {"failures", "propagations", "restarts", "nogoods"} & set(cells)
 
 
 def test_an_incomplete_store_says_so_and_compares_only_common_tasks(tmp_path, capsys):
