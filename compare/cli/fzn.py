@@ -143,8 +143,12 @@ def _solve(made, engine, args) -> int:
 
 
 def _statistics(result) -> None:
-    stats = {"nodes": result.nodes, "failures": result.backtracks,
+    failures = result.backtracks if result.failures is None else result.failures
+    stats = {"nodes": result.nodes, "failures": failures,
              "initTime": round(result.build_s, 6), "solveTime": round(result.solve_s, 6)}
+    stats.update({name: getattr(result, name) for name in ("propagations", "restarts",
+                                                          "nogoods")
+                  if getattr(result, name) is not None})
     for key, value in stats.items():
         print(f"%%%mzn-stat: {key}={value}")
     print("%%%mzn-stat-end")

@@ -43,7 +43,8 @@ def test_one_solution_then_all_then_none(tmp_path):
     every = solver("-a", "-s", path)
     assert every.stdout.count("----------") == 2 and every.stdout.rstrip().endswith("==========")
     assert "q = array1d(1..4, [2, 4, 1, 3]);" in every.stdout
-    assert "%%%mzn-stat: nodes=" in every.stdout
+    assert "%%%mzn-stat: nodes=" in every.stdout and "%%%mzn-stat: failures=" in every.stdout
+    assert "%%%mzn-stat: restarts=0" in every.stdout and "propagations=" not in every.stdout
     none = solver(fzn(tmp_path, FOUR + QUEENS + PAIRS + "constraint int_eq(q1, 1);\n"
                       "constraint int_eq(q2, 3);\nsolve satisfy;\n", "u.fzn"))
     assert none.returncode == 0 and none.stdout.strip() == "=====UNSATISFIABLE====="
