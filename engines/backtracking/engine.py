@@ -142,4 +142,5 @@ def _outcome(report: Report, solutions: list[tuple], mode: str) -> Outcome:
     return Outcome(status, solutions=solutions,
                    count=report.count if mode == "count" else None,
                    nodes=report.nodes, backtracks=report.backtracks,
-                   message=report.message)
+                   message=report.message, failures=report.backtracks,   # its dead ends
+                   restarts=0, nogoods=0)     # its searches neither restart nor learn
