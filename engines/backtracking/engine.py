@@ -30,6 +30,8 @@ from puzzles.model import (
 
 VARIANTS = ("seed", "fast")
 KERNELS = ("python", "numba")
+ORDERS = ("domwdeg", "cacd")
+RESTARTS = ("geometric", "luby", "none")
 
 
 def _kernel():
@@ -55,6 +57,12 @@ def _compiled_search(variant: str):
     return {"seed": searches.NumbaSeedSearch, "fast": searches.NumbaFastSearch}[variant]
 
 
+def _compiled_general():
+    """kernel=numba, variant fast: the compiled general search."""
+    from engines.backtracking.compiled import searches
+    return searches.NumbaGeneralSearch
+
+
 @dataclass
 class Translated:
     """A model ready to search: the search object and its start state, or why
@@ -69,8 +77,12 @@ class BacktrackingEngine(Engine):
     library = ""
     constraint_kinds = frozenset({AllDifferent, Linear, NotEqualOffset, Table, ReifiedLinear,
                                   Clause, Element, Arith, AllDifferentList})
-    option_defaults = {"variant": "fast", "kernel": "python"}
-    option_choices = {"variant": VARIANTS, "kernel": KERNELS}
+    # ``order`` and ``restarts``: the compiled general search's variable order
+    # (dom/wdeg or wdeg^ca.cd) and restart policy, in ``first`` mode.
+    option_defaults = {"variant": "fast", "kernel": "python", "order": "domwdeg",
+                       "restarts": "geometric"}
+    option_choices = {"variant": VARIANTS, "kernel": KERNELS, "order": ORDERS,
+                      "restarts": RESTARTS}
     baseline_preferred = True          # the engine under study: the others are measured on it
 
     @property
@@ -110,9 +122,14 @@ class BacktrackingEngine(Engine):
                 raise ModelError(f"given for unknown variable {var}")
         variant = self.options["variant"]
         alldifferent_search, general_search = _searches(variant)
+        numba = self.options["kernel"] == "numba"
         if not shape.alldifferent_only or not alldifferent_search.fits(shape):
-            search = shape.derived(general_search)
-        elif (self.options["kernel"] == "numba"
+            if (numba and variant == "fast" and _kernel().available()
+                    and not (compiled := shape.derived(_compiled_general())).unsupported):
+                search = compiled
+            else:
+                search = shape.derived(general_search)
+        elif (numba
               and not (compiled := shape.derived(_compiled_search(variant))).unsupported):
             search = compiled
         else:
@@ -129,8 +146,8 @@ class BacktrackingEngine(Engine):
         if translated.unsat:
             return Outcome(Status.UNSAT, count=0 if mode == "count" else None,
                            message=translated.unsat)
-        report, solutions = translated.search.run(translated.state, Goal.of(mode, limit),
-                                                  deadline)
+        goal = Goal.of(mode, limit, self.options["order"], self.options["restarts"])
+        report, solutions = translated.search.run(translated.state, goal, deadline)
         return _outcome(report, solutions, mode)
 
 
@@ -142,5 +159,10 @@ def _outcome(report: Report, solutions: list[tuple], mode: str) -> Outcome:
     return Outcome(status, solutions=solutions,
                    count=report.count if mode == "count" else None,
                    nodes=report.nodes, backtracks=report.backtracks,
-                   message=report.message, failures=report.backtracks,   # its dead ends
-                   restarts=0, nogoods=0)     # its searches neither restart nor learn
+                   message=report.message,
+                   # A search that does not count these: its failures are its dead ends
+                   # (backtracks), and it neither restarts nor records nogoods.
+                   failures=report.backtracks if report.failures is None else report.failures,
+                   propagations=report.propagations,
+                   restarts=0 if report.restarts is None else report.restarts,
+                   nogoods=0 if report.nogoods is None else report.nogoods)

@@ -16,17 +16,22 @@ from engines.contract import KEEP_SOLUTIONS, timed_out
 
 @dataclass(frozen=True)
 class Goal:
-    """The mode, and how many solutions to count (``limit``) and keep."""
+    """The mode, and how many solutions to count (``limit``) and keep; with the
+    order and restart policy the compiled general search reads (the other
+    searches have one strategy each and ignore them)."""
     mode: str = "first"
     limit: int = 1
     keep: int = 1
+    order: str = "domwdeg"
+    restarts: str = "geometric"
 
     @classmethod
-    def of(cls, mode: str, limit: int) -> "Goal":
+    def of(cls, mode: str, limit: int, order: str = "domwdeg",
+           restarts: str = "geometric") -> "Goal":
         """``count`` stops at ``limit`` and keeps the first few; the others at one."""
         if mode == "count":
-            return cls(mode, max(1, limit), KEEP_SOLUTIONS)
-        return cls(mode)
+            return cls(mode, max(1, limit), KEEP_SOLUTIONS, order, restarts)
+        return cls(mode, order=order, restarts=restarts)
 
     @property
     def lex(self) -> bool:
@@ -42,6 +47,11 @@ class Report:
     backtracks: int = 0
     timed_out: bool = False
     message: str = ""            # why there is no solution, when a search can tell
+    # Effort beyond nodes and backtracks, from the searches that count it (None: not counted).
+    failures: int | None = None
+    propagations: int | None = None
+    restarts: int | None = None
+    nogoods: int | None = None
 
     def found(self, solution, keep: int) -> int:
         """Count a solution, keeping the first ``keep``; the count so far."""

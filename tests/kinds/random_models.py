@@ -18,6 +18,7 @@ from puzzles.model import (
     Element,
     Linear,
     Model,
+    NotEqualOffset,
     ReifiedLinear,
     Structure,
     Table,
@@ -71,6 +72,8 @@ def _holds(con, v) -> bool:
         return tuple(v[x] for x in con.vars) in con.tuples
     if isinstance(con, AllDifferent):
         return len({v[x] for x in con.vars}) == len(con.vars)
+    if isinstance(con, NotEqualOffset):
+        return v[con.x] != v[con.y] + con.c
     if isinstance(con, AllDifferentList):
         rows = [tuple(v[x] for x in row) for row in con.lists]
         return all(rows[i] != rows[j] for i in range(len(rows)) for j in range(i))

@@ -78,7 +78,7 @@ def test_arith_past_the_table_size_matches_the_brute_force_by_forward_checks(
                 assert_matches_brute_force(engine, model, (variant, seed))
 
 
-def test_the_numba_kernel_falls_back_to_the_python_search_on_the_four_kinds():
+def test_the_numba_kernel_matches_the_brute_force_on_the_four_kinds():
     if not numba_kernel.available():
         pytest.skip(numba_kernel.unavailable_reason())
     engine = get_engine("backtracking:kernel=numba")

@@ -52,6 +52,7 @@ from engines.backtracking.compiled.kernel.common import (
     WHY_NOT,
     numba,
 )
+from engines.backtracking.compiled.kernel.general import run as general
 from engines.backtracking.compiled.kernel.packer import KernelShape, pack
 from engines.backtracking.shape import shape_for
 from engines.contract import Status
@@ -207,6 +208,7 @@ def warm_up(variants=VARIANTS) -> float:
     if "fast" in variants:           # the probing search of shapes with 16+ values
         kshape.probe = True
         solve(kshape, (), "fast", "count", limit=2, keep=2)
+        general.warm_up()            # and the general search of every other model
     return time.perf_counter() - start
 
 
@@ -215,7 +217,7 @@ def _entry_points(variants) -> list:
     it calls into in its own cache entry."""
     if not available():
         return []
-    found = {"seed": [seed.search], "fast": [lean.search, fast.search]}
+    found = {"seed": [seed.search], "fast": [lean.search, fast.search, general.search.search]}
     return [d for variant in variants for d in found[variant]]
 
 

@@ -1,0 +1,266 @@
+"""A model's structure read into the compiled general core's arrays, once per shape.
+
+Every kind becomes one of six propagators (``layout``): Linear, with
+ReifiedLinear (its literal), Clause (``sum(positive) - sum(negative) >=
+1 - len(negative)`` over 0/1 variables) and NotEqualOffset (``x - y != c``);
+AllDifferent; Table (Compact-Table), with Arith over small domains (its
+allowed rows, at most ``ARITH_ROWS_MOST`` argument combinations); Element;
+Arith past that (forward checking); AllDifferentList. A structure the core
+cannot hold exactly (values or sums past 2^62, supports past
+``SUPPORT_WORDS_MOST``) gets a reason and keeps the Python search.
+"""
+from __future__ import annotations
+
+from itertools import product
+
+import numpy as np
+
+from engines.backtracking.compiled.kernel.general import layout as L
+from engines.support.arith import arith_value
+from puzzles.model import (
+    OPERATORS,
+    AllDifferent,
+    AllDifferentList,
+    Arith,
+    Clause,
+    Element,
+    Linear,
+    NotEqualOffset,
+    ReifiedLinear,
+    Structure,
+    Table,
+    merged_terms,
+)
+
+ARITH_ROWS_MOST = 4096           # argument combinations an Arith is enumerated into rows
+SUPPORT_WORDS_MOST = 1 << 26     # Compact-Table support words of one model (512 MB)
+VALUE_MOST = 1 << 62             # |value| and |coefficient x value| sums the core takes
+IDEMPOTENT = (1 << L.P_LINEAR) | (1 << L.P_ALLDIFF) | (1 << L.P_TABLE)
+
+
+class Unfit(Exception):
+    """The core cannot take this structure exactly: the reason."""
+
+
+class Packed:
+    """The static arrays ``K``, the start state, and why the model is UNSAT or unfit."""
+
+    def __init__(self, structure: Structure):
+        self.structure = structure
+        self.unsat = ""
+        self.unfit = ""
+        try:
+            self._pack(structure)
+        except Unfit as why:
+            self.unfit = str(why)
+
+    # --- reading --------------------------------------------------------------
+    def _pack(self, st: Structure) -> None:
+        n = st.size
+        self.n = n
+        self.values = [sorted(set(d)) for d in st.domains]
+        for v, vals in enumerate(self.values):
+            if not vals:
+                self.unsat = f"variable {st.variables[v]} has an empty domain"
+                return
+            if max(abs(vals[0]), abs(vals[-1])) >= VALUE_MOST:
+                raise Unfit("the compiled search takes values below 2^62")
+        self.index = [{x: k for k, x in enumerate(vals)} for vals in self.values]
+        self.props: list[tuple[int, list[int], list[int]]] = []  # kind, data, scope
+        self.tables: list[tuple[tuple[int, ...], list]] = []
+        for con in st.constraints:
+            why = self._read(con)
+            if why:
+                self.unsat = why
+                return
+        self._lay_out()
+
+    def _linear(self, coeffs, vars_, op, rhs, lit=-1, implied=False) -> str:
+        lin = merged_terms(Linear(tuple(coeffs), tuple(vars_), op, rhs))
+        if not lin.vars and lit < 0:
+            return "" if OPERATORS[lin.op](0, lin.rhs) else \
+                f"Linear with no variable left: 0 {lin.op} {lin.rhs} is false"
+        reach = sum(abs(a) * max(abs(self.values[v][0]), abs(self.values[v][-1]))
+                    for a, v in zip(lin.coeffs, lin.vars))
+        if reach + abs(lin.rhs) >= VALUE_MOST:
+            raise Unfit("the compiled search takes linear sums below 2^62")
+        data = [lit, int(implied), L.OPS[lin.op], lin.rhs, len(lin.vars)]
+        for a, v in zip(lin.coeffs, lin.vars):
+            data += [a, v]
+        scope = list(dict.fromkeys(([lit] if lit >= 0 else []) + list(lin.vars)))
+        self.props.append((L.P_LINEAR, data, scope))
+        return ""
+
+    def _read(self, con) -> str:
+        if isinstance(con, AllDifferent):
+            if len(set(con.vars)) < len(con.vars):
+                return f"AllDifferent{tuple(con.vars)} names a variable twice"
+            if len(con.vars) > 1:
+                self.props.append((L.P_ALLDIFF, [len(con.vars), *con.vars], list(con.vars)))
+        elif isinstance(con, Linear):
+            return self._linear(con.coeffs, con.vars, con.op, con.rhs)
+        elif isinstance(con, NotEqualOffset):
+            if con.x == con.y:
+                return f"{self.structure.variables[con.x]} != itself" if con.c == 0 else ""
+            return self._linear((1, -1), (con.x, con.y), "!=", con.c)
+        elif isinstance(con, ReifiedLinear):
+            return self._linear(con.coeffs, con.vars, con.op, con.rhs, con.literal, con.implied)
+        elif isinstance(con, Clause):
+            coeffs = [1] * len(con.positive) + [-1] * len(con.negative)
+            return self._linear(coeffs, (*con.positive, *con.negative), ">=",
+                                1 - len(con.negative))
+        elif isinstance(con, Table):
+            return self._table(con.vars, con.tuples)
+        elif isinstance(con, Element):
+            self.props.append((L.P_ELEMENT, [con.index, con.value, con.base, len(con.vars),
+                                             *con.vars],
+                               list(dict.fromkeys((con.index, con.value, *con.vars)))))
+        elif isinstance(con, Arith):
+            return self._arith(con)
+        elif isinstance(con, AllDifferentList):
+            lists = [tuple(x) for x in con.lists]
+            if len(lists) > 1:
+                flat = [v for x in lists for v in x]
+                self.props.append((L.P_ADLIST, [len(lists), len(lists[0]), *flat],
+                                   list(dict.fromkeys(flat))))
+        else:
+            raise Unfit(f"the compiled search has no rule for {type(con).__name__}")
+        return ""
+
+    def _arith(self, con: Arith) -> str:
+        free = list(dict.fromkeys(con.args))
+        combos = 1
+        for v in free:
+            combos *= len(self.values[v])
+        if combos <= ARITH_ROWS_MOST:
+            scope = list(dict.fromkeys((*free, con.result)))
+            rows = []
+            for vals in product(*(self.values[v] for v in free)):
+                at = dict(zip(free, vals))
+                r = arith_value(con.op, [at[v] for v in con.args])
+                if r is None or (con.result in at and at[con.result] != r) \
+                        or r not in self.index[con.result]:
+                    continue
+                at[con.result] = r
+                rows.append(tuple(at[v] for v in scope))
+            return self._table(tuple(scope), rows)
+        data = [L.ARITH_OPS[con.op], len(con.args), con.result, *con.args]
+        self.props.append((L.P_ARITH, data, list(dict.fromkeys((*con.args, con.result)))))
+        return ""
+
+    def _table(self, vars_, tuples) -> str:
+        first: dict[int, int] = {}
+        for pos, v in enumerate(vars_):
+            first.setdefault(v, pos)
+        keep = sorted(first.values())
+        scope = tuple(vars_[p] for p in keep)
+        index = [self.index[v] for v in scope]
+        rows = []
+        for row in tuples:
+            if len(row) != len(vars_) or any(row[p] != row[first[v]]
+                                             for p, v in enumerate(vars_)):
+                continue
+            picked = tuple(row[p] for p in keep)
+            if all(x in ix for x, ix in zip(picked, index)):
+                rows.append(tuple(ix[x] for x, ix in zip(picked, index)))
+        rows = list(dict.fromkeys(rows))
+        if not rows:
+            return f"Table over {tuple(vars_)} allows no tuple in the domains"
+        self.tables.append((scope, rows))
+        self.props.append((L.P_TABLE, [len(self.tables) - 1], list(scope)))
+        return ""
+
+    # --- laying out -------------------------------------------------------------
+    def _lay_out(self) -> None:
+        n, values = self.n, self.values
+        sizes = np.array([len(v) for v in values], np.int64)
+        voff = np.zeros(n + 1, np.int64)
+        np.cumsum(sizes, out=voff[1:])
+        vals = np.array([x for v in values for x in v], np.int64)
+        words = (sizes + 63) // 64
+        doff = np.zeros(n + 1, np.int64)
+        np.cumsum(words, out=doff[1:])
+        dom_words = int(doff[-1])
+        sz, mn, mx = dom_words, dom_words + n, dom_words + 2 * n
+        slen = dom_words + 3 * n
+        s0 = [np.zeros(slen, np.int64)]
+        for v in range(n):                              # full domains
+            m = int(sizes[v])
+            full, rest = divmod(m, 64)
+            s0[0][doff[v]:doff[v] + full] = -1
+            if rest:
+                s0[0][doff[v] + full] = (1 << rest) - 1 if rest < 63 else np.int64(2**63 - 1)
+        s0[0][sz:sz + n] = sizes
+        s0[0][mx:mx + n] = sizes - 1
+        pdata: list[int] = []
+        pptr, kinds = [], []
+        cts_parts: list[np.ndarray] = []
+        cts_len = cti_len = res_len = tmp_len = 0
+        cti_parts, res_total = [], 0
+        for kind, data, _scope in self.props:
+            pptr.append(len(pdata))
+            kinds.append(kind)
+            if kind != L.P_TABLE:
+                pdata += data
+                continue
+            scope, rows = self.tables[data[0]]
+            nt = len(rows)
+            nw = (nt + 63) // 64
+            words_at, limit_at, last_at = slen, slen + nw, slen + nw + 1
+            tw = np.full(nw, -1, np.int64)
+            if nt % 64:
+                tw[-1] = (1 << (nt % 64)) - 1 if nt % 64 < 63 else np.int64(2**63 - 1)
+            s0.append(tw)
+            s0.append(np.array([nw], np.int64))
+            s0.append(np.full(len(scope), -1, np.int64))
+            slen += nw + 1 + len(scope)
+            pdata += [len(scope), nw, words_at, limit_at, last_at, cti_len]
+            cti_parts.append(np.arange(nw, dtype=np.int64))
+            cti_len += nw
+            tmp_len = max(tmp_len, nw)
+            table = np.array(rows, np.int64).reshape(nt, len(scope))
+            row_word = np.arange(nt) >> 6
+            row_bit = (np.uint64(1) << (np.arange(nt) & 63).astype(np.uint64))
+            for p, v in enumerate(scope):
+                m = int(sizes[v])
+                if cts_len + m * nw > SUPPORT_WORDS_MOST:
+                    raise Unfit(f"the tables' supports take more than {SUPPORT_WORDS_MOST} words")
+                block = np.zeros(m * nw, np.uint64)
+                np.bitwise_or.at(block, table[:, p] * nw + row_word, row_bit)
+                cts_parts.append(block.view(np.int64))
+                pdata += [v, cts_len, res_len]
+                cts_len += m * nw
+                res_len += m
+        res_total = res_len
+        wlists: list[list[int]] = [[] for _ in range(n)]
+        sptr, scope_flat = [0], []
+        for c, (_k, _d, scope) in enumerate(self.props):
+            for v in scope:
+                wlists[v].append(c)
+            scope_flat += scope
+            sptr.append(len(scope_flat))
+        wptr = np.zeros(n + 1, np.int64)
+        np.cumsum([len(w) for w in wlists], out=wptr[1:])
+        info = np.zeros(8, np.int64)
+        info[[L.I_N, L.I_NPROPS, L.I_SLEN, L.I_SZ, L.I_MN, L.I_MX, L.I_TMP, L.I_IDEMP]] = \
+            (n, len(self.props), slen, sz, mn, mx, tmp_len, IDEMPOTENT)
+        self.K = (voff, vals, doff, wptr, _int64s([c for w in wlists for c in w]), _int64s(kinds),
+                  _int64s(pptr), _int64s(pdata), _int64s(sptr), _int64s(scope_flat),
+                  np.concatenate(cts_parts) if cts_parts else np.zeros(1, np.int64), info)
+        self.S0 = np.concatenate(s0)
+        self.CTI0 = np.concatenate(cti_parts) if cti_parts else np.zeros(1, np.int64)
+        self.nres = max(res_total, 1)
+        self.ntmp = max(tmp_len, 1)
+
+    def workspace(self) -> tuple:
+        """The mutable arrays ``M`` of one solve."""
+        slen = self.S0.size
+        nprops = max(len(self.props), 1)
+        return (self.S0.copy(), np.zeros(slen, np.int64), np.empty(2 * slen + 64, np.int64),
+                np.empty(2 * slen + 64, np.int64), np.zeros(L.R_SIZE, np.int64),
+                np.zeros(nprops, np.int64), np.zeros(nprops, np.int64), self.CTI0.copy(),
+                np.zeros(self.nres, np.int64), np.zeros(self.ntmp, np.int64))
+
+
+def _int64s(xs) -> np.ndarray:
+    return np.array(xs, np.int64)
