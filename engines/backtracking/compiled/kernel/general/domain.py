@@ -12,7 +12,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from engines.backtracking.compiled.kernel.common import ctz, njit, popcount
+try:
+    from numba import types
+    from numba.extending import intrinsic
+except ImportError:            # the kernels are never called without numba
+    types = intrinsic = None
+
+from engines.backtracking.compiled.kernel.common import ctz, njit, numba, popcount
 from engines.backtracking.compiled.kernel.general.layout import (
     DOFF,
     I_MN,
@@ -42,16 +48,29 @@ ONE = np.int64(1)
 ALL = np.int64(-1)
 
 
-@njit(cache=True)
+if numba is not None:
+    @intrinsic
+    def clz(typingctx, x):
+        """Leading zero bits of a nonzero int64 (llvm.ctlz: one instruction)."""
+        if not isinstance(x, types.Integer):
+            return None
+
+        def codegen(context, builder, signature, args):
+            from llvmlite import ir
+            return builder.ctlz(args[0], ir.Constant(ir.IntType(1), 1))
+        return x(x), codegen
+else:                                   # pragma: no cover - numba absent
+    def clz(x):
+        return 64 - int(x & 0xFFFFFFFFFFFFFFFF).bit_length()
+
+
+@njit(cache=True, inline="always", _nrt=False)
 def clz_index(w):
     """Index of the highest set bit of a nonzero int64 word."""
-    k = 63
-    while not (w >> k) & 1:
-        k -= 1
-    return k
+    return 63 - clz(w)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def put(M, a, x):
     """``S[a] = x``, the old word saved on the trail once per stamp."""
     s = M[S]
@@ -68,7 +87,7 @@ def put(M, a, x):
     s[a] = x
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def undo_to(M, mark):
     """Restore every word saved since the trail had length ``mark``."""
     s, r, addr, old = M[S], M[R], M[TADDR], M[TOLD]
@@ -80,33 +99,33 @@ def undo_to(M, mark):
     r[R_STAMP] += 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def size(K, M, v):
     return M[S][K[INFO][I_SZ] + v]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def lo(K, M, v):
     """Index of the least value left."""
     return M[S][K[INFO][I_MN] + v]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def hi(K, M, v):
     return M[S][K[INFO][I_MX] + v]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def value(K, v, k):
     return K[VALS][K[VOFF][v] + k]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def has(K, M, v, k):
     return (M[S][K[DOFF][v] + (k >> 6)] >> (k & 63)) & 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def index_of(K, v, x):
     """The index of value ``x`` among ``v``'s base values, or -1."""
     a, b = K[VOFF][v], K[VOFF][v + 1]
@@ -122,7 +141,7 @@ def index_of(K, v, x):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def first_at_least(K, v, x):
     """The index of the least base value of ``v`` that is >= x (the count if none)."""
     a, b = K[VOFF][v], K[VOFF][v + 1]
@@ -136,7 +155,7 @@ def first_at_least(K, v, x):
     return a - K[VOFF][v]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def next_in(K, M, v, k):
     """The least index >= k in ``v``'s domain, or -1."""
     s = M[S]
@@ -154,7 +173,7 @@ def next_in(K, M, v, k):
     return (wi << 6) + ctz(w)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def prev_in(K, M, v, k):
     """The greatest index <= k in ``v``'s domain, or -1."""
     s = M[S]
@@ -171,7 +190,7 @@ def prev_in(K, M, v, k):
     return (wi << 6) + clz_index(w)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def notify(K, M, v):
     """Schedule every propagator watching ``v`` (but the running one, when it is
     idempotent: it has already taken its own changes into account)."""
@@ -188,7 +207,7 @@ def notify(K, M, v):
             r[R_QLEN] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def remove(K, M, v, k):
     """Take index ``k`` out of ``v``'s domain; False when the domain is wiped out."""
     s = M[S]
@@ -211,7 +230,7 @@ def remove(K, M, v, k):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def keep_between(K, M, v, a, b):
     """Keep only the indexes in [a, b] of ``v``'s domain; False on a wipe-out."""
     info = K[INFO]
@@ -249,7 +268,7 @@ def keep_between(K, M, v, a, b):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def keep_values(K, M, v, xlo, xhi):
     """Keep only the values in [xlo, xhi]; False on a wipe-out."""
     a = first_at_least(K, v, xlo)
@@ -260,7 +279,7 @@ def keep_values(K, M, v, xlo, xhi):
     return keep_between(K, M, v, a, b)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def assign(K, M, v, k):
     """Fix ``v`` to index ``k``; False when ``k`` is not in its domain."""
     if k < 0 or not has(K, M, v, k):

@@ -45,7 +45,7 @@ from engines.backtracking.compiled.kernel.general.table import compact_table
 CHECK_PROPS = 4095             # propagator runs between deadline checks (a mask)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def run_one(K, M, c):
     kind = K[PKIND][c]
     base = K[PPTR][c]
@@ -62,7 +62,7 @@ def run_one(K, M, c):
     return compact_table(K, M, base)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def clear_queue(K, M):
     r, q, inq = M[R], M[Q], M[INQ]
     np_ = K[INFO][I_NPROPS]
@@ -72,7 +72,7 @@ def clear_queue(K, M):
         r[R_QLEN] -= 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def schedule_all(K, M):
     r, q, inq = M[R], M[Q], M[INQ]
     np_ = K[INFO][I_NPROPS]
@@ -84,7 +84,7 @@ def schedule_all(K, M):
             r[R_QLEN] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _nogoods(K, M, ngp, ngv, ngk, nng):
     """One pass over the nogoods: False when one holds entirely."""
     for g in range(nng):
@@ -113,7 +113,7 @@ def _nogoods(K, M, ngp, ngv, ngk, nng):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def propagate(K, M, deadline, ngp, ngv, ngk, nng):
     """Run the queue to a fixpoint; False on a wipe-out (``R_FAILC``: the failing
     propagator, -1 for a nogood) or past the deadline (``R_TIMEOUT`` set)."""

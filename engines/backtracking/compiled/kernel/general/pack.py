@@ -200,6 +200,13 @@ class Packed:
         for kind, data, _scope in self.props:
             pptr.append(len(pdata))
             kinds.append(kind)
+            if kind == L.P_ALLDIFF:           # [n, done_at, order_at, variables]
+                pdata += [data[0], slen, cti_len, *data[1:]]
+                s0.append(np.zeros(1, np.int64))
+                slen += 1
+                cti_parts.append(np.arange(data[0], dtype=np.int64))
+                cti_len += data[0]
+                continue
             if kind != L.P_TABLE:
                 pdata += data
                 continue
@@ -250,7 +257,7 @@ class Packed:
         self.S0 = np.concatenate(s0)
         self.CTI0 = np.concatenate(cti_parts) if cti_parts else np.zeros(1, np.int64)
         self.nres = max(res_total, 1)
-        self.ntmp = max(tmp_len, 1)
+        self.ntmp = max([tmp_len, 1] + [d[1] for k, d, _ in self.props if k == L.P_ARITH])
 
     def workspace(self) -> tuple:
         """The mutable arrays ``M`` of one solve."""

@@ -23,6 +23,7 @@ from engines.backtracking.compiled.kernel.general.domain import (
     keep_values,
     lo,
     next_in,
+    put,
     remove,
     size,
     value,
@@ -34,11 +35,14 @@ from engines.backtracking.compiled.kernel.general.layout import (
     A_MIN,
     A_MOD,
     A_TIMES,
+    CTI,
     OP_EQ,
     OP_GE,
     OP_LE,
     OP_NE,
     PDATA,
+    TMP,
+    S,
 )
 
 BIG = np.iinfo(np.int64).max
@@ -47,7 +51,7 @@ LIMIT = np.int64(1) << 62       # beyond it a product or power counts as no valu
 
 
 # ----- Linear -------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _sum_bounds(K, M, at, n):
     pd = K[PDATA]
     slo = np.int64(0)
@@ -64,7 +68,7 @@ def _sum_bounds(K, M, at, n):
     return slo, shi
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _at_most(K, M, at, n, sign, rhs):
     """sum(sign * a * x) <= rhs by bounds: 0 wipe-out, 1 nothing changed, 2 changed."""
     pd = K[PDATA]
@@ -99,7 +103,7 @@ def _at_most(K, M, at, n, sign, rhs):
         changed = 2
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _not_equal(K, M, at, n, rhs):
     pd = K[PDATA]
     total = np.int64(0)
@@ -123,7 +127,7 @@ def _not_equal(K, M, at, n, rhs):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _enforce(K, M, at, n, op, rhs):
     if op == OP_NE:
         return _not_equal(K, M, at, n, rhs)
@@ -142,7 +146,7 @@ def _enforce(K, M, at, n, op, rhs):
             return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def linear(K, M, base):
     """[literal or -1, implied, op, rhs, n, (coefficient, variable) * n]."""
     pd = K[PDATA]
@@ -187,48 +191,52 @@ def linear(K, M, base):
 
 
 # ----- AllDifferent ---------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def alldifferent(K, M, base):
-    """[n, variables]: a fixed value leaves every other member; more members than
-    values left between them fails."""
-    pd = K[PDATA]
-    n = pd[base]
-    again = True
-    while again:
-        again = False
-        for i in range(n):
-            v = pd[base + 1 + i]
-            if size(K, M, v) != 1:
-                continue
-            x = value(K, v, lo(K, M, v))
-            for j in range(n):
-                if j == i:
-                    continue
-                u = pd[base + 1 + j]
-                k = index_of(K, u, x)
-                if k >= 0 and has(K, M, u, k):
-                    if size(K, M, u) == 1:
-                        return False
-                    if not remove(K, M, u, k):
-                        return False
-                    if size(K, M, u) == 1:
-                        again = True
-    # pigeonhole over the value range of the open members
-    opened = 0
-    vmin, vmax = BIG, SMALL
-    for i in range(n):
-        v = pd[base + 1 + i]
-        if size(K, M, v) > 1:
-            opened += 1
+    """[n, done_at, order_at, variables]: a fixed value leaves every other member;
+    more open members than values between their bounds fails.
+
+    The members whose value has been taken out of the others come first in a
+    sparse set (``CTI[order_at:]``, its length at ``S[done_at]``, reversible), so
+    each fixed member is handled once per branch, not at every call.
+    """
+    pd, s, order = K[PDATA], M[S], M[CTI]
+    n, done_at, at = pd[base], pd[base + 1], pd[base + 2]
+    xs = base + 3
+    done = s[done_at]
+    i = done
+    while i < n:
+        m = order[at + i]
+        v = pd[xs + m]
+        if size(K, M, v) != 1:
+            i += 1
+            continue
+        order[at + i] = order[at + done]
+        order[at + done] = m
+        done += 1
+        x = value(K, v, lo(K, M, v))
+        for t in range(done, n):
+            u = pd[xs + order[at + t]]
+            k = index_of(K, u, x)
+            if k >= 0 and has(K, M, u, k):
+                if size(K, M, u) == 1 or not remove(K, M, u, k):
+                    return False
+        i = done                    # members fixed by this removal come next
+    put(M, done_at, done)
+    opened = n - done
+    if opened > 1:
+        vmin, vmax = BIG, SMALL
+        for t in range(done, n):
+            v = pd[xs + order[at + t]]
             vmin = min(vmin, value(K, v, lo(K, M, v)))
             vmax = max(vmax, value(K, v, hi(K, M, v)))
-    if opened > 1 and vmax - vmin + 1 < opened:
-        return False
+        if vmax - vmin + 1 < opened:
+            return False
     return True
 
 
 # ----- Element --------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _meets(K, M, a, b):
     """Whether the domains of ``a`` and ``b`` share a value."""
     if size(K, M, a) > size(K, M, b):
@@ -242,7 +250,7 @@ def _meets(K, M, a, b):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _within(K, M, a, b):
     """Keep in ``a`` only the values ``b`` has; False on a wipe-out."""
     k = lo(K, M, a)
@@ -255,7 +263,7 @@ def _within(K, M, a, b):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def element(K, M, base):
     """[index, value, base, n, variables]: value = variables[index - base]."""
     pd = K[PDATA]
@@ -288,7 +296,7 @@ def element(K, M, base):
 
 
 # ----- Arith ----------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def compute(op, args, nargs):
     """op(args), and whether it has a value (a zero divisor, a negative exponent and
     anything past 2^62 have none)."""
@@ -322,7 +330,7 @@ def compute(op, args, nargs):
     return r, True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _arith_holds(K, M, base, var, x, args):
     """Whether the Arith holds with every variable fixed but ``var``, set to ``x``."""
     pd = K[PDATA]
@@ -335,7 +343,7 @@ def _arith_holds(K, M, base, var, x, args):
     return ok and r == want
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def arith(K, M, base):
     """[op, n, result, arguments]: forward checking."""
     pd = K[PDATA]
@@ -347,7 +355,7 @@ def arith(K, M, base):
             if open_v >= 0:
                 return True
             open_v = u
-    args = np.empty(nargs, np.int64)
+    args = M[TMP]                 # scratch, at least as long as any Arith's arguments
     if open_v < 0:
         return _arith_holds(K, M, base, -1, 0, args)
     if open_v == res:
@@ -372,7 +380,7 @@ def arith(K, M, base):
 
 
 # ----- AllDifferentList -----------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def all_different_list(K, M, base):
     """[lists, length, variables]: two lists equal at every position but one open
     one, where one side is fixed, lose that value on the other side."""

@@ -71,7 +71,7 @@ RESTART_GROWTH = 1.1           # geometric restarts: each cutoff this much longe
 NOGOOD_LITERALS_MOST = 1 << 20  # nogood literals kept, at most
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def luby(i):
     """The i-th term (from 1) of the Luby sequence 1 1 2 1 1 2 4 ..."""
     k = 1
@@ -100,7 +100,7 @@ def _roomy(K, M):
     return (M[0], M[1], addr, old, M[4], M[5], M[6], M[7], M[8], M[9])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _bump(K, M, c, vw, cacd):
     """Weigh the failure of propagator ``c`` on its variables."""
     sptr, scope = K[SPTR], K[SCOPE]
@@ -120,7 +120,7 @@ def _bump(K, M, c, vw, cacd):
             vw[x] += 1.0 / (fut * size(K, M, x))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _choose(K, M, n, lex, start, lc, vw):
     if lex:
         v = start

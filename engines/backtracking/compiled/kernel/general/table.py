@@ -36,7 +36,7 @@ from engines.backtracking.compiled.kernel.general.layout import (
 HEAD = 6
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _mask_of(K, M, v, sup, nw, lim, cti, cti_at):
     """TMP over the live words: the rows whose value at this position is still in
     ``v``'s domain."""
@@ -55,7 +55,7 @@ def _mask_of(K, M, v, sup, nw, lim, cti, cti_at):
                 tmp[off] |= cts[row + off]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def compact_table(K, M, base):
     pd = K[PDATA]
     s, cts, res, cti, tmp = M[S], K[CTS], M[RES], M[CTI], M[TMP]
