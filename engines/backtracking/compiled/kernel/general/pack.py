@@ -200,8 +200,18 @@ class Packed:
         for kind, data, _scope in self.props:
             pptr.append(len(pdata))
             kinds.append(kind)
-            if kind == L.P_ALLDIFF:           # [n, done_at, order_at, variables]
-                pdata += [data[0], slen, cti_len, *data[1:]]
+            if kind == L.P_ALLDIFF:   # [n, done_at, order_at, values, map_at, variables]
+                members = data[1:]
+                union = sorted({x for v in members for x in values[v]})
+                nu, map_at = 0, cts_len
+                if len(union) == len(members):           # a permutation: hidden singles
+                    nu = len(union)
+                    where = {x: i for i, x in enumerate(union)}
+                    block = np.array([where[x] for v in members for x in values[v]], np.int64)
+                    cts_parts.append(block)
+                    cts_len += block.size
+                    tmp_len = max(tmp_len, 2 * nu)
+                pdata += [data[0], slen, cti_len, nu, map_at, *members]
                 s0.append(np.zeros(1, np.int64))
                 slen += 1
                 cti_parts.append(np.arange(data[0], dtype=np.int64))

@@ -20,6 +20,7 @@ from engines.backtracking.compiled.kernel.general.domain import (
     has,
     hi,
     index_of,
+    keep_between,
     keep_values,
     lo,
     next_in,
@@ -36,12 +37,14 @@ from engines.backtracking.compiled.kernel.general.layout import (
     A_MOD,
     A_TIMES,
     CTI,
+    CTS,
     OP_EQ,
     OP_GE,
     OP_LE,
     OP_NE,
     PDATA,
     TMP,
+    VOFF,
     S,
 )
 
@@ -193,16 +196,21 @@ def linear(K, M, base):
 # ----- AllDifferent ---------------------------------------------------------------------
 @njit(cache=True, _nrt=False)
 def alldifferent(K, M, base):
-    """[n, done_at, order_at, variables]: a fixed value leaves every other member;
-    more open members than values between their bounds fails.
+    """[n, done_at, order_at, values, map_at, variables]: a fixed value leaves every
+    other member; more open members than values between their bounds fails.
+    Where the members have as many values as members between them (``values``
+    > 0: a permutation), every value must be taken, so a value left in one
+    member's domain only is that member's (a hidden single) and a value in
+    none fails; ``CTS[map_at:]`` maps each member's value indexes to the
+    union's.
 
     The members whose value has been taken out of the others come first in a
     sparse set (``CTI[order_at:]``, its length at ``S[done_at]``, reversible), so
     each fixed member is handled once per branch, not at every call.
     """
     pd, s, order = K[PDATA], M[S], M[CTI]
-    n, done_at, at = pd[base], pd[base + 1], pd[base + 2]
-    xs = base + 3
+    n, done_at, at, nu, map_at = pd[base], pd[base + 1], pd[base + 2], pd[base + 3], pd[base + 4]
+    xs = base + 5
     done = s[done_at]
     i = done
     while i < n:
@@ -232,6 +240,50 @@ def alldifferent(K, M, base):
             vmax = max(vmax, value(K, v, hi(K, M, v)))
         if vmax - vmin + 1 < opened:
             return False
+    if nu > 0 and opened > 0:
+        return _hidden_singles(K, M, base, n, nu, map_at, xs)
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def _hidden_singles(K, M, base, n, nu, map_at, xs):
+    """A permutation's values each need a member: count the members that can take
+    each value (``TMP``: the count, then the last member seen)."""
+    pd, cts, tmp = K[PDATA], K[CTS], M[TMP]
+    again = True
+    while again:
+        again = False
+        for u in range(2 * nu):
+            tmp[u] = 0
+        at = map_at
+        for m in range(n):
+            v = pd[xs + m]
+            nv = K[VOFF][v + 1] - K[VOFF][v]
+            k = lo(K, M, v)
+            while k >= 0:
+                u = cts[at + k]
+                if u >= 0:
+                    tmp[u] += 1
+                    tmp[nu + u] = m
+                k = next_in(K, M, v, k + 1)
+            at += nv
+        for u in range(nu):
+            if tmp[u] == 0:
+                return False
+            if tmp[u] == 1:
+                m = tmp[nu + u]
+                v = pd[xs + m]
+                if size(K, M, v) > 1:
+                    # the member's value index of union value u: scan its map
+                    at = map_at
+                    for j in range(m):
+                        at += K[VOFF][pd[xs + j] + 1] - K[VOFF][pd[xs + j]]
+                    k = lo(K, M, v)
+                    while k >= 0 and cts[at + k] != u:
+                        k = next_in(K, M, v, k + 1)
+                    if not keep_between(K, M, v, k, k):
+                        return False
+                    again = True
     return True
 
 
