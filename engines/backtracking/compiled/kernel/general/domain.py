@@ -285,3 +285,30 @@ def assign(K, M, v, k):
     if k < 0 or not has(K, M, v, k):
         return False
     return keep_between(K, M, v, k, k)
+
+
+@njit(cache=True, _nrt=False)
+def keep_words(K, M, v, mask):
+    """Keep only the indexes of ``v`` whose bit is set in ``mask`` (one word per word
+    of its domain); False on a wipe-out."""
+    info = K[INFO]
+    s = M[S]
+    d = K[DOFF][v]
+    mn, mx = s[info[I_MN] + v], s[info[I_MX] + v]
+    gone = 0
+    for wi in range(mn >> 6, (mx >> 6) + 1):
+        w = s[d + wi]
+        nw = w & mask[wi]
+        if nw != w:
+            gone += popcount(w) - popcount(nw)
+            put(M, d + wi, nw)
+    if gone == 0:
+        return True
+    n = s[info[I_SZ] + v] - gone
+    if n <= 0:
+        return False
+    put(M, info[I_SZ] + v, n)
+    put(M, info[I_MN] + v, next_in(K, M, v, mn))
+    put(M, info[I_MX] + v, prev_in(K, M, v, mx))
+    notify(K, M, v)
+    return True

@@ -19,6 +19,7 @@ from engines.backtracking.compiled.kernel.general.layout import (
     P_ADLIST,
     P_ALLDIFF,
     P_ARITH,
+    P_BINARY,
     P_ELEMENT,
     P_LINEAR,
     PKIND,
@@ -40,7 +41,7 @@ from engines.backtracking.compiled.kernel.general.propagators import (
     element,
     linear,
 )
-from engines.backtracking.compiled.kernel.general.table import compact_table
+from engines.backtracking.compiled.kernel.general.table import binary_table, compact_table
 
 CHECK_PROPS = 4095             # propagator runs between deadline checks (a mask)
 
@@ -59,6 +60,8 @@ def run_one(K, M, c):
         return arith(K, M, base)
     if kind == P_ADLIST:
         return all_different_list(K, M, base)
+    if kind == P_BINARY:
+        return binary_table(K, M, base)
     return compact_table(K, M, base)
 
 

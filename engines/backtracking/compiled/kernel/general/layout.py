@@ -20,7 +20,7 @@ I_N, I_NPROPS, I_SLEN, I_SZ, I_MN, I_MX, I_TMP, I_IDEMP = range(8)
 R_SIZE = 16
 
 # Propagator kinds.
-P_LINEAR, P_ALLDIFF, P_TABLE, P_ELEMENT, P_ARITH, P_ADLIST = range(6)
+P_LINEAR, P_ALLDIFF, P_TABLE, P_ELEMENT, P_ARITH, P_ADLIST, P_BINARY = range(7)
 # Linear operators.
 OP_EQ, OP_NE, OP_LE, OP_GE = range(4)
 OPS = {"==": OP_EQ, "!=": OP_NE, "<=": OP_LE, ">=": OP_GE}

@@ -35,7 +35,7 @@ from puzzles.model import (
 ARITH_ROWS_MOST = 4096           # argument combinations an Arith is enumerated into rows
 SUPPORT_WORDS_MOST = 1 << 26     # Compact-Table support words of one model (512 MB)
 VALUE_MOST = 1 << 62             # |value| and |coefficient x value| sums the core takes
-IDEMPOTENT = (1 << L.P_LINEAR) | (1 << L.P_ALLDIFF) | (1 << L.P_TABLE)
+IDEMPOTENT = (1 << L.P_LINEAR) | (1 << L.P_ALLDIFF) | (1 << L.P_TABLE) | (1 << L.P_BINARY)
 
 
 class Unfit(Exception):
@@ -58,16 +58,24 @@ class Packed:
     def _pack(self, st: Structure) -> None:
         n = st.size
         self.n = n
-        self.values = [sorted(set(d)) for d in st.domains]
+        # Variables sharing one domain object share its sorted values and index (a
+        # word list of 100,000 values may be the domain of dozens of variables).
+        shared: dict[int, tuple[list, dict]] = {}
+        for d in st.domains:
+            if id(d) not in shared:
+                vals = sorted(set(d))
+                shared[id(d)] = (vals, {x: k for k, x in enumerate(vals)})
+        self.values = [shared[id(d)][0] for d in st.domains]
+        self.index = [shared[id(d)][1] for d in st.domains]
+        self._rows: dict[tuple, tuple] = {}       # a table's rows, per (rows, domains)
         for v, vals in enumerate(self.values):
             if not vals:
                 self.unsat = f"variable {st.variables[v]} has an empty domain"
                 return
             if max(abs(vals[0]), abs(vals[-1])) >= VALUE_MOST:
                 raise Unfit("the compiled search takes values below 2^62")
-        self.index = [{x: k for k, x in enumerate(vals)} for vals in self.values]
         self.props: list[tuple[int, list[int], list[int]]] = []  # kind, data, scope
-        self.tables: list[tuple[tuple[int, ...], list]] = []
+        self.tables: list[tuple] = []           # (scope, rows as indexes, sharing key)
         for con in st.constraints:
             why = self._read(con)
             if why:
@@ -149,25 +157,36 @@ class Packed:
         return ""
 
     def _table(self, vars_, tuples) -> str:
+        """A Table over distinct variables, its rows as value indexes (a row whose
+        repeated variable disagrees, or with a value outside a domain, goes). Tables
+        with the same rows object over the same domain objects share the reading,
+        and the layout shares their supports."""
         first: dict[int, int] = {}
         for pos, v in enumerate(vars_):
             first.setdefault(v, pos)
         keep = sorted(first.values())
         scope = tuple(vars_[p] for p in keep)
-        index = [self.index[v] for v in scope]
-        rows = []
-        for row in tuples:
-            if len(row) != len(vars_) or any(row[p] != row[first[v]]
-                                             for p, v in enumerate(vars_)):
-                continue
-            picked = tuple(row[p] for p in keep)
-            if all(x in ix for x, ix in zip(picked, index)):
-                rows.append(tuple(ix[x] for x, ix in zip(picked, index)))
-        rows = list(dict.fromkeys(rows))
-        if not rows:
+        pattern = tuple(first[v] for v in vars_)
+        key = (id(tuples), pattern, tuple(id(self.structure.domains[v]) for v in scope))
+        known = self._rows.get(key)
+        if known is None or known[0] is not tuples:
+            index = [self.index[v] for v in scope]
+            rows = []
+            for row in tuples:
+                if len(row) != len(vars_) or any(row[p] != row[q]
+                                                 for p, q in enumerate(pattern)):
+                    continue
+                picked = tuple(row[p] for p in keep)
+                if all(x in ix for x, ix in zip(picked, index)):
+                    rows.append(tuple(ix[x] for x, ix in zip(picked, index)))
+            rows = list(dict.fromkeys(rows))
+            table = np.array(rows, np.int64).reshape(len(rows), len(scope))
+            known = self._rows[key] = (tuples, table, key)
+        if not len(known[1]):
             return f"Table over {tuple(vars_)} allows no tuple in the domains"
-        self.tables.append((scope, rows))
-        self.props.append((L.P_TABLE, [len(self.tables) - 1], list(scope)))
+        self.tables.append((scope, known[1], known[2]))
+        kind = L.P_BINARY if len(scope) == 2 else L.P_TABLE
+        self.props.append((kind, [len(self.tables) - 1], list(scope)))
         return ""
 
     # --- laying out -------------------------------------------------------------
@@ -197,6 +216,7 @@ class Packed:
         cts_parts: list[np.ndarray] = []
         cts_len = cti_len = res_len = tmp_len = 0
         cti_parts, res_total = [], 0
+        blocks: dict[tuple, int] = {}          # supports already laid out, by table and position
         for kind, data, _scope in self.props:
             pptr.append(len(pdata))
             kinds.append(kind)
@@ -217,11 +237,30 @@ class Packed:
                 cti_parts.append(np.arange(data[0], dtype=np.int64))
                 cti_len += data[0]
                 continue
+            if kind == L.P_BINARY:
+                scope, table, key = self.tables[data[0]]
+                wide = 0 if words[scope[0]] >= words[scope[1]] else 1
+                a, b = scope[wide], scope[1 - wide]
+                nwa = int(words[a])
+                got = blocks.get((key, wide))
+                if got is None:
+                    block = np.zeros(int(sizes[b]) * nwa, np.uint64)
+                    col_a, col_b = table[:, wide], table[:, 1 - wide]
+                    np.bitwise_or.at(block, col_b * nwa + (col_a >> 6),
+                                     np.uint64(1) << (col_a & 63).astype(np.uint64))
+                    got = blocks[(key, wide)] = self._support(cts_parts, cts_len, block)
+                    cts_len += block.size
+                s0.append(np.full(2, -1, np.int64))
+                pdata += [a, b, got, nwa, res_len, slen, slen + 1]
+                slen += 2
+                res_len += int(sizes[b])
+                tmp_len = max(tmp_len, nwa)
+                continue
             if kind != L.P_TABLE:
                 pdata += data
                 continue
-            scope, rows = self.tables[data[0]]
-            nt = len(rows)
+            scope, table, key = self.tables[data[0]]
+            nt = len(table)
             nw = (nt + 63) // 64
             words_at, limit_at, last_at = slen, slen + nw, slen + nw + 1
             tw = np.full(nw, -1, np.int64)
@@ -235,18 +274,17 @@ class Packed:
             cti_parts.append(np.arange(nw, dtype=np.int64))
             cti_len += nw
             tmp_len = max(tmp_len, nw)
-            table = np.array(rows, np.int64).reshape(nt, len(scope))
             row_word = np.arange(nt) >> 6
             row_bit = (np.uint64(1) << (np.arange(nt) & 63).astype(np.uint64))
             for p, v in enumerate(scope):
                 m = int(sizes[v])
-                if cts_len + m * nw > SUPPORT_WORDS_MOST:
-                    raise Unfit(f"the tables' supports take more than {SUPPORT_WORDS_MOST} words")
-                block = np.zeros(m * nw, np.uint64)
-                np.bitwise_or.at(block, table[:, p] * nw + row_word, row_bit)
-                cts_parts.append(block.view(np.int64))
-                pdata += [v, cts_len, res_len]
-                cts_len += m * nw
+                got = blocks.get((key, p))
+                if got is None:
+                    block = np.zeros(m * nw, np.uint64)
+                    np.bitwise_or.at(block, table[:, p] * nw + row_word, row_bit)
+                    got = blocks[(key, p)] = self._support(cts_parts, cts_len, block)
+                    cts_len += block.size
+                pdata += [v, got, res_len]
                 res_len += m
         res_total = res_len
         wlists: list[list[int]] = [[] for _ in range(n)]
@@ -268,6 +306,14 @@ class Packed:
         self.CTI0 = np.concatenate(cti_parts) if cti_parts else np.zeros(1, np.int64)
         self.nres = max(res_total, 1)
         self.ntmp = max([tmp_len, 1] + [d[1] for k, d, _ in self.props if k == L.P_ARITH])
+
+    @staticmethod
+    def _support(parts: list, at: int, block: np.ndarray) -> int:
+        """Append a block of support words; where it starts."""
+        if at + block.size > SUPPORT_WORDS_MOST:
+            raise Unfit(f"the tables' supports take more than {SUPPORT_WORDS_MOST} words")
+        parts.append(block.view(np.int64))
+        return at
 
     def workspace(self) -> tuple:
         """The mutable arrays ``M`` of one solve."""

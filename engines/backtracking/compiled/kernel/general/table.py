@@ -18,7 +18,7 @@ Hot loops trade style for speed: arrays by slot, no objects.
 from __future__ import annotations
 
 from engines.backtracking.compiled.kernel.common import ctz, njit
-from engines.backtracking.compiled.kernel.general.domain import put, remove
+from engines.backtracking.compiled.kernel.general.domain import keep_words, put, remove
 from engines.backtracking.compiled.kernel.general.layout import (
     CTI,
     CTS,
@@ -109,4 +109,56 @@ def compact_table(K, M, base):
                     if not found and not remove(K, M, v, k):
                         return False
         put(M, last_at + p, s[sz + v])
+    return True
+
+
+# PDATA of a binary table: [wide, narrow, supports_at, words of wide, residues_at,
+#                           wide's size seen, narrow's size seen (S offsets)]
+@njit(cache=True, _nrt=False)
+def binary_table(K, M, base):
+    """A two-variable table, arc consistent: each value of the narrow variable (the
+    one with fewer domain words) has a bitset of its supports over the wide one's
+    values (``CTS``). The wide variable keeps the union of its narrow values'
+    bitsets (word by word); a narrow value stays while its bitset meets the wide
+    domain (residue first). Supports take narrow values x wide words, shared by
+    every table with the same rows over the same domains."""
+    pd, s, cts, res, tmp = K[PDATA], M[S], K[CTS], M[RES], M[TMP]
+    sz = K[INFO][I_SZ]
+    a, b, sup, nwa, rat, seen_a, seen_b = (pd[base], pd[base + 1], pd[base + 2], pd[base + 3],
+                                           pd[base + 4], pd[base + 5], pd[base + 6])
+    db = K[DOFF][b]
+    if s[sz + b] != s[seen_b]:
+        for wi in range(nwa):
+            tmp[wi] = 0
+        for wi in range(K[DOFF][b + 1] - db):
+            w = s[db + wi]
+            while w:
+                k = (wi << 6) + ctz(w)
+                w &= w - 1
+                row = sup + k * nwa
+                for j in range(nwa):
+                    tmp[j] |= cts[row + j]
+        if not keep_words(K, M, a, tmp):
+            return False
+    if s[sz + a] != s[seen_a]:
+        da = K[DOFF][a]
+        for wi in range(K[DOFF][b + 1] - db):
+            w = s[db + wi]
+            while w:
+                k = (wi << 6) + ctz(w)
+                w &= w - 1
+                row = sup + k * nwa
+                r = res[rat + k]
+                if s[da + r] & cts[row + r]:
+                    continue
+                found = False
+                for j in range(nwa):
+                    if s[da + j] & cts[row + j]:
+                        res[rat + k] = j
+                        found = True
+                        break
+                if not found and not remove(K, M, b, k):
+                    return False
+    put(M, seen_a, s[sz + a])
+    put(M, seen_b, s[sz + b])
     return True
