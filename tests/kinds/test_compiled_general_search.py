@@ -232,3 +232,14 @@ def test_ctrl_c_reaches_inside_the_compiled_loop(tmp_path):
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_tables_with_the_same_rows_over_the_same_domains_share_their_supports():
+    rows = tuple((a, b) for a in range(100) for b in range(4) if (a + b) % 3 == 0)
+    wide, narrow = tuple(range(100)), (0, 1, 2, 3)
+    domains = (wide, narrow, wide, narrow)
+    one = Structure("one-table", ("a", "b"), domains[:2], (Table((0, 1), rows),))
+    two = Structure("two-tables", ("a", "b", "c", "d"), domains,
+                    (Table((0, 1), rows), Table((2, 3), rows), Linear((1, 1), (1, 3), "==", 3)))
+    assert pack.Packed(two).K[pack.L.CTS].size == pack.Packed(one).K[pack.L.CTS].size
+    assert_matches_brute_force(engine(), Model(two), ("shared",))

@@ -1,13 +1,14 @@
 """A model's structure read into the compiled general core's arrays, once per shape.
 
-Every kind becomes one of six propagators (``layout``): Linear, with
+Every kind becomes one of seven propagators (``layout``): Linear, with
 ReifiedLinear (its literal), Clause (``sum(positive) - sum(negative) >=
 1 - len(negative)`` over 0/1 variables) and NotEqualOffset (``x - y != c``);
-AllDifferent; Table (Compact-Table), with Arith over small domains (its
-allowed rows, at most ``ARITH_ROWS_MOST`` argument combinations); Element;
-Arith past that (forward checking); AllDifferentList. A structure the core
-cannot hold exactly (values or sums past 2^62, supports past
-``SUPPORT_WORDS_MOST``) gets a reason and keeps the Python search.
+AllDifferent; Table (Compact-Table; over two variables, bitwise arc
+consistency), with Arith over small domains (its allowed rows, at most
+``ARITH_ROWS_MOST`` argument combinations); Element; Arith past that (forward
+checking); AllDifferentList. A structure the core cannot hold exactly
+(values or sums past 2^62, supports past ``SUPPORT_WORDS_MOST``) gets a
+reason and keeps the Python search.
 """
 from __future__ import annotations
 
