@@ -231,6 +231,23 @@ def remove(K, M, v, k):
 
 
 @njit(cache=True, _nrt=False)
+def _shrunk(K, M, v, gone, a, b):
+    """``gone`` values of ``v`` were taken out and what is left lies in [a, b]: its
+    size and bounds follow, and its watchers are told; False on a wipe-out."""
+    if gone == 0:
+        return True
+    info = K[INFO]
+    n = M[S][info[I_SZ] + v] - gone
+    if n <= 0:
+        return False
+    put(M, info[I_SZ] + v, n)
+    put(M, info[I_MN] + v, next_in(K, M, v, a))
+    put(M, info[I_MX] + v, prev_in(K, M, v, b))
+    notify(K, M, v)
+    return True
+
+
+@njit(cache=True, _nrt=False)
 def keep_between(K, M, v, a, b):
     """Keep only the indexes in [a, b] of ``v``'s domain; False on a wipe-out."""
     info = K[INFO]
@@ -256,16 +273,7 @@ def keep_between(K, M, v, a, b):
         if nw != w:
             gone += popcount(w) - popcount(nw)
             put(M, d + wi, nw)
-    if gone == 0:
-        return True
-    n = s[info[I_SZ] + v] - gone
-    if n <= 0:
-        return False
-    put(M, info[I_SZ] + v, n)
-    put(M, info[I_MN] + v, next_in(K, M, v, a))
-    put(M, info[I_MX] + v, prev_in(K, M, v, b))
-    notify(K, M, v)
-    return True
+    return _shrunk(K, M, v, gone, a, b)
 
 
 @njit(cache=True, _nrt=False)
@@ -302,13 +310,4 @@ def keep_words(K, M, v, mask):
         if nw != w:
             gone += popcount(w) - popcount(nw)
             put(M, d + wi, nw)
-    if gone == 0:
-        return True
-    n = s[info[I_SZ] + v] - gone
-    if n <= 0:
-        return False
-    put(M, info[I_SZ] + v, n)
-    put(M, info[I_MN] + v, next_in(K, M, v, mn))
-    put(M, info[I_MX] + v, prev_in(K, M, v, mx))
-    notify(K, M, v)
-    return True
+    return _shrunk(K, M, v, gone, mn, mx)
