@@ -17,13 +17,14 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from compare.judge.checker import check_model
 from engines import get_engine
 from engines.backtracking import shape as shapes
 from engines.backtracking.compiled import entry as numba_kernel
-from engines.backtracking.compiled.kernel.general import pack
+from engines.backtracking.compiled.kernel.general import fixpoint, pack
 from engines.backtracking.compiled.kernel.general.run import solve
 from engines.backtracking.compiled.searches import NumbaGeneralSearch
 from engines.contract import Status
@@ -254,3 +255,39 @@ def test_lexfirst_and_count_equal_the_python_reference_and_cp_sat():
         got = (engine().solve(model, "lexfirst").solution,
                engine().solve(model, "count", limit=500).count)
         assert want == [got, got], (kind, seed)
+
+
+def test_hall_intervals_narrow_bounds_without_branching():
+    # x0, x1 in {1, 2} hold the interval [1, 2] (no permutation: five values, four
+    # members): x2 in 1..3 must be 3 at the root, and x3 loses 2 and 3
+    model = Model(Structure("hall", ("x0", "x1", "x2", "x3"),
+                            ((1, 2), (1, 2), (1, 2, 3), (2, 3, 4, 5)),
+                            (AllDifferent((0, 1, 2, 3)),)))
+    packed = pack.Packed(model.structure)
+    work = packed.workspace()
+    fixpoint.schedule_all(packed.K, work)
+    nogoods = np.zeros(1, np.int64)
+    assert fixpoint.propagate(packed.K, work, np.inf, nogoods, nogoods, nogoods, 0)
+    sizes = work[pack.L.S][packed.K[pack.L.INFO][pack.L.I_SZ]:][:4]
+    assert sizes.tolist() == [2, 2, 1, 2]
+    crowded = Model(Structure("hall-crowded", ("x0", "x1", "x2"),
+                              ((1, 2), (1, 2), (1, 2, 5)), (AllDifferent((0, 1, 2)),
+                                                            Linear((1,), (2,), "<=", 4))))
+    assert engine().solve(crowded, "first").status is Status.UNSAT
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_alldifferent_over_interval_domains_matches_the_brute_force(seed):
+    rng = random.Random(seed)
+    n = rng.randint(3, 6)
+    domains = []
+    for _ in range(n):
+        low = rng.randint(0, 4)
+        domains.append(tuple(range(low, low + rng.randint(1, 4))))
+    # a Linear that always holds keeps the model off the AllDifferent-only kernels
+    cons = [AllDifferent(tuple(range(n))), Linear((1,), (0,), ">=", -1)]
+    if seed % 2:
+        cons.append(Linear((1, 1), (0, n - 1), rng.choice(("<=", ">=", "!=")), rng.randint(2, 8)))
+    names = tuple(f"x{i}" for i in range(n))
+    model = Model(Structure(f"interval-alldiff-{seed}", names, tuple(domains), tuple(cons)))
+    assert_matches_brute_force(engine(), model, (seed,))

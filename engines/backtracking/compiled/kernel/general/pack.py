@@ -233,6 +233,7 @@ class Packed:
                     cts_len += block.size
                     tmp_len = max(tmp_len, 2 * nu)
                 pdata += [data[0], slen, cti_len, nu, map_at, *members]
+                tmp_len = max(tmp_len, 3 * len(members))       # Hall intervals' scratch
                 s0.append(np.zeros(1, np.int64))
                 slen += 1
                 cti_parts.append(np.arange(data[0], dtype=np.int64))
