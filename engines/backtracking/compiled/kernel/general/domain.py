@@ -24,6 +24,7 @@ from engines.backtracking.compiled.kernel.general.layout import (
     I_MN,
     I_MX,
     I_NPROPS,
+    I_OPEN,
     I_SZ,
     INFO,
     INQ,
@@ -208,6 +209,18 @@ def notify(K, M, v):
 
 
 @njit(cache=True, _nrt=False)
+def _now_fixed(K, M, v):
+    """``v`` was just fixed: each propagator watching it has one open variable less
+    (what dom/wdeg counts)."""
+    at = K[INFO][I_OPEN]
+    s = M[S]
+    wptr, widx = K[WPTR], K[WIDX]
+    for i in range(wptr[v], wptr[v + 1]):
+        c = widx[i]
+        put(M, at + c, s[at + c] - 1)
+
+
+@njit(cache=True, _nrt=False)
 def remove(K, M, v, k):
     """Take index ``k`` out of ``v``'s domain; False when the domain is wiped out."""
     s = M[S]
@@ -226,6 +239,8 @@ def remove(K, M, v, k):
         put(M, info[I_MN] + v, next_in(K, M, v, k))
     if k == s[info[I_MX] + v]:
         put(M, info[I_MX] + v, prev_in(K, M, v, k))
+    if n == 1:
+        _now_fixed(K, M, v)
     notify(K, M, v)
     return True
 
@@ -243,6 +258,8 @@ def _shrunk(K, M, v, gone, a, b):
     put(M, info[I_SZ] + v, n)
     put(M, info[I_MN] + v, next_in(K, M, v, a))
     put(M, info[I_MX] + v, prev_in(K, M, v, b))
+    if n == 1:
+        _now_fixed(K, M, v)
     notify(K, M, v)
     return True
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 # K: static arrays.
 (VOFF, VALS, DOFF, WPTR, WIDX, PKIND, PPTR, PDATA, SPTR, SCOPE, CTS, INFO) = range(12)
 # INFO slots.
-I_N, I_NPROPS, I_SLEN, I_SZ, I_MN, I_MX, I_TMP, I_IDEMP = range(8)
+I_N, I_NPROPS, I_SLEN, I_SZ, I_MN, I_MX, I_TMP, I_IDEMP, I_OPEN = range(9)
+# I_OPEN: where S holds, per propagator, how many of its variables are open
 # M: mutable arrays.
 (S, STAMP, TADDR, TOLD, R, Q, INQ, CTI, RES, TMP) = range(10)
 # R slots.

@@ -289,6 +289,9 @@ class Packed:
                 pdata += [v, got, res_len]
                 res_len += m
         res_total = res_len
+        open_at = slen                 # per propagator, its variables not fixed yet
+        s0.append(_int64s([sum(1 for v in scope if sizes[v] > 1) for _k, _d, scope in self.props]))
+        slen += len(self.props)
         wlists: list[list[int]] = [[] for _ in range(n)]
         sptr, scope_flat = [0], []
         for c, (_k, _d, scope) in enumerate(self.props):
@@ -298,9 +301,9 @@ class Packed:
             sptr.append(len(scope_flat))
         wptr = np.zeros(n + 1, np.int64)
         np.cumsum([len(w) for w in wlists], out=wptr[1:])
-        info = np.zeros(8, np.int64)
-        info[[L.I_N, L.I_NPROPS, L.I_SLEN, L.I_SZ, L.I_MN, L.I_MX, L.I_TMP, L.I_IDEMP]] = \
-            (n, len(self.props), slen, sz, mn, mx, tmp_len, IDEMPOTENT)
+        info = np.zeros(9, np.int64)
+        info[[L.I_N, L.I_NPROPS, L.I_SLEN, L.I_SZ, L.I_MN, L.I_MX, L.I_TMP, L.I_IDEMP,
+              L.I_OPEN]] = (n, len(self.props), slen, sz, mn, mx, tmp_len, IDEMPOTENT, open_at)
         self.K = (voff, vals, doff, wptr, _int64s([c for w in wlists for c in w]), _int64s(kinds),
                   _int64s(pptr), _int64s(pdata), _int64s(sptr), _int64s(scope_flat),
                   np.concatenate(cts_parts) if cts_parts else np.zeros(1, np.int64), info)

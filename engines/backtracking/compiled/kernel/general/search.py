@@ -40,6 +40,7 @@ from engines.backtracking.compiled.kernel.general.fixpoint import propagate, sch
 from engines.backtracking.compiled.kernel.general.layout import (
     H_CACD,
     I_N,
+    I_OPEN,
     I_SLEN,
     INFO,
     R_FAILC,
@@ -62,7 +63,10 @@ from engines.backtracking.compiled.kernel.general.layout import (
     TOLD,
     UNSAT,
     VOFF,
+    WIDX,
+    WPTR,
     R,
+    S,
 )
 
 CHECK_NODES = 255              # nodes between deadline checks (a mask)
@@ -101,12 +105,12 @@ def _roomy(K, M):
 
 
 @njit(cache=True, _nrt=False)
-def _bump(K, M, c, vw, cacd):
-    """Weigh the failure of propagator ``c`` on its variables."""
+def _bump(K, M, c, vw, cw, cacd):
+    """Weigh the failure of propagator ``c``: dom/wdeg weighs the propagator,
+    wdeg^ca.cd each open variable of it, by 1 / (its open variables x its size)."""
     sptr, scope = K[SPTR], K[SCOPE]
     if not cacd:
-        for i in range(sptr[c], sptr[c + 1]):
-            vw[scope[i]] += 1.0
+        cw[c] += 1.0
         return
     fut = 0
     for i in range(sptr[c], sptr[c + 1]):
@@ -121,7 +125,7 @@ def _bump(K, M, c, vw, cacd):
 
 
 @njit(cache=True, _nrt=False)
-def _choose(K, M, n, lex, start, lc, vw):
+def _choose(K, M, n, lex, start, lc, vw, cw, cacd):
     if lex:
         v = start
         while v < n and size(K, M, v) == 1:
@@ -130,10 +134,21 @@ def _choose(K, M, n, lex, start, lc, vw):
     if lc >= 0 and size(K, M, lc) > 1:
         return lc
     best, score = -1, np.inf
+    open_at = K[INFO][I_OPEN]
+    st = M[S]
+    wptr, widx = K[WPTR], K[WIDX]
     for v in range(n):
         d = size(K, M, v)
         if d > 1:
-            s = d / vw[v]
+            if cacd:
+                w = vw[v]
+            else:                # the weights of its propagators with another open variable
+                w = 1e-9
+                for i in range(wptr[v], wptr[v + 1]):
+                    c = widx[i]
+                    if st[open_at + c] > 1:
+                        w += cw[c]
+            s = d / w
             if s < score:
                 best, score = v, s
     return best
@@ -160,6 +175,7 @@ def search(K, M, mode, limit, keep, deadline, heuristic, restarts, gvar, gk, sol
     lex = mode == 1
     use_restarts = mode == 0 and restarts != RS_NONE
     cacd = heuristic == H_CACD
+    cw = np.ones(max(K[SPTR].size - 1, 1))          # dom/wdeg: a weight per propagator
     vw = np.full(n, 1e-9)
     sptr, scope = K[SPTR], K[SCOPE]
     for c in range(sptr.size - 1):
@@ -226,7 +242,7 @@ def search(K, M, mode, limit, keep, deadline, heuristic, restarts, gvar, gk, sol
                 failures += 1
                 depth = -1                       # the root itself fails: no solution
         if ok:
-            var = _choose(K, M, n, lex, var if lex else 0, lc, vw)
+            var = _choose(K, M, n, lex, var if lex else 0, lc, vw, cw, cacd)
             if var < 0:                          # every variable fixed: a solution
                 if count < keep:
                     for v in range(n):
@@ -256,7 +272,7 @@ def search(K, M, mode, limit, keep, deadline, heuristic, restarts, gvar, gk, sol
                     if not lex:
                         lc = var
                     if r[R_FAILC] >= 0:
-                        _bump(K, M, r[R_FAILC], vw, cacd)
+                        _bump(K, M, r[R_FAILC], vw, cw, cacd)
         while not ok:                            # refute the last decision, going up
             if depth <= 0:
                 break
@@ -276,7 +292,7 @@ def search(K, M, mode, limit, keep, deadline, heuristic, restarts, gvar, gk, sol
                 failures += 1
                 since += 1
                 if r[R_FAILC] >= 0:
-                    _bump(K, M, r[R_FAILC], vw, cacd)
+                    _bump(K, M, r[R_FAILC], vw, cw, cacd)
         if r[R_TIMEOUT]:
             break
         if not ok:                               # the whole tree is searched
