@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import resource
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -76,23 +76,38 @@ CASES = {
 
 def run_bounded(*argv: str) -> tuple[int, str, str, float, float]:
     """``(exit code, stdout, stderr, seconds, peak resident MB)`` of the CLI."""
-    def cap():
-        resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
-
+    # A small launcher starts the CLI and reports its peak: Linux keeps, in a
+    # child's ru_maxrss, the resident peak of the process it was forked from, so
+    # a CLI started from this (large) test process would be charged for it.
+    launcher = (
+        "import os, resource, subprocess, sys\n"
+        "def cap():\n"
+        f"    resource.setrlimit(resource.RLIMIT_AS, ({ADDRESS_SPACE}, {ADDRESS_SPACE}))\n"
+        "p = subprocess.Popen([sys.executable, *sys.argv[2:]], preexec_fn=cap)\n"
+        "_, status, usage = os.wait4(p.pid, 0)\n"
+        "open(sys.argv[1], 'w').write(str(usage.ru_maxrss))\n"
+        "code = os.waitstatus_to_exitcode(status)\n"
+        "sys.exit(code if code >= 0 else 128 - code)\n")
+    handle, name = tempfile.mkstemp(suffix=".peak")
+    os.close(handle)
+    peak_file = Path(name)
     start = time.monotonic()
-    proc = subprocess.Popen([sys.executable, "run_compare.py", *argv], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            preexec_fn=cap)
-    killer = threading.Timer(4 * SECONDS, proc.kill)
+    proc = subprocess.Popen([sys.executable, "-c", launcher, str(peak_file), "run_compare.py",
+                             *argv], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    killer = threading.Timer(4 * SECONDS, lambda: os.killpg(proc.pid, 9))
     killer.start()
     try:
         out, err = proc.stdout.read(), proc.stderr.read()
-        _, status, usage = os.wait4(proc.pid, 0)
+        proc.wait()
     finally:
         killer.cancel()
-    proc.returncode = os.waitstatus_to_exitcode(status)
     took = time.monotonic() - start
-    return proc.returncode, out.decode(), err.decode(), took, usage.ru_maxrss / 1024
+    try:
+        peak_kb = int(peak_file.read_text())
+    finally:
+        peak_file.unlink(missing_ok=True)
+    return proc.returncode, out.decode(), err.decode(), took, peak_kb / 1024
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

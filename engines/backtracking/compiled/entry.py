@@ -53,6 +53,7 @@ from engines.backtracking.compiled.kernel.common import (
     numba,
 )
 from engines.backtracking.compiled.kernel.general import run as general
+from engines.backtracking.compiled.kernel.general import search as general_search
 from engines.backtracking.compiled.kernel.packer import KernelShape, pack
 from engines.backtracking.shape import shape_for
 from engines.contract import Status
@@ -217,7 +218,7 @@ def _entry_points(variants) -> list:
     it calls into in its own cache entry."""
     if not available():
         return []
-    found = {"seed": [seed.search], "fast": [lean.search, fast.search, general.search.search]}
+    found = {"seed": [seed.search], "fast": [lean.search, fast.search, general_search.search]}
     return [d for variant in variants for d in found[variant]]
 
 
