@@ -127,22 +127,6 @@ def has(K, M, v, k):
 
 
 @njit(cache=True, _nrt=False)
-def index_of(K, v, x):
-    """The index of value ``x`` among ``v``'s base values, or -1."""
-    a, b = K[VOFF][v], K[VOFF][v + 1]
-    vals = K[VALS]
-    while a < b:
-        m = (a + b) >> 1
-        if vals[m] < x:
-            a = m + 1
-        else:
-            b = m
-    if a < K[VOFF][v + 1] and vals[a] == x:
-        return a - K[VOFF][v]
-    return -1
-
-
-@njit(cache=True, _nrt=False)
 def first_at_least(K, v, x):
     """The index of the least base value of ``v`` that is >= x (the count if none)."""
     a, b = K[VOFF][v], K[VOFF][v + 1]
@@ -154,6 +138,15 @@ def first_at_least(K, v, x):
         else:
             b = m
     return a - K[VOFF][v]
+
+
+@njit(cache=True, _nrt=False)
+def index_of(K, v, x):
+    """The index of value ``x`` among ``v``'s base values, or -1."""
+    k = first_at_least(K, v, x)
+    if k < K[VOFF][v + 1] - K[VOFF][v] and K[VALS][K[VOFF][v] + k] == x:
+        return k
+    return -1
 
 
 @njit(cache=True, _nrt=False)

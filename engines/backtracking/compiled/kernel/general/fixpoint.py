@@ -10,6 +10,7 @@ propagator runs, so one long propagation cannot hold the search past it.
 from __future__ import annotations
 
 from engines.backtracking.compiled.kernel.common import njit, now
+from engines.backtracking.compiled.kernel.general.alldifferent import alldifferent
 from engines.backtracking.compiled.kernel.general.domain import has, lo, remove, size
 from engines.backtracking.compiled.kernel.general.layout import (
     I_IDEMP,
@@ -36,7 +37,6 @@ from engines.backtracking.compiled.kernel.general.layout import (
 )
 from engines.backtracking.compiled.kernel.general.propagators import (
     all_different_list,
-    alldifferent,
     arith,
     element,
     linear,

@@ -1,9 +1,9 @@
-"""The propagation rule of each kind but Table (``table``).
+"""The propagation rule of each kind but Table (``table``) and AllDifferent
+(``alldifferent``).
 
 Linear (with its reified and implied forms; Clause and NotEqualOffset are
 packed as Linear): bounds consistency to a fixpoint, ``!=`` when one term is
-open. AllDifferent: value elimination to a fixpoint, and a pigeonhole check.
-Element: the index keeps the positions whose variable meets the value's
+open. Element: the index keeps the positions whose variable meets the value's
 domain, the value keeps what some such variable can take, and a fixed index
 makes the picked variable and the value equal. Arith and AllDifferentList:
 forward checking (each is checked once every variable is fixed, and the last
@@ -20,11 +20,9 @@ from engines.backtracking.compiled.kernel.general.domain import (
     has,
     hi,
     index_of,
-    keep_between,
     keep_values,
     lo,
     next_in,
-    put,
     remove,
     size,
     value,
@@ -36,16 +34,12 @@ from engines.backtracking.compiled.kernel.general.layout import (
     A_MIN,
     A_MOD,
     A_TIMES,
-    CTI,
-    CTS,
     OP_EQ,
     OP_GE,
     OP_LE,
     OP_NE,
     PDATA,
     TMP,
-    VOFF,
-    S,
 )
 
 BIG = np.iinfo(np.int64).max
@@ -191,147 +185,6 @@ def linear(K, M, base):
             return True
         if size(K, M, lit) != 1:
             return True
-
-
-# ----- AllDifferent ---------------------------------------------------------------------
-@njit(cache=True, _nrt=False)
-def alldifferent(K, M, base):
-    """[n, done_at, order_at, values, map_at, variables]: a fixed value leaves every
-    other member, and Hall intervals make the open members' bounds consistent.
-    Where the members have as many values as members between them (``values``
-    > 0: a permutation), every value must be taken, so a value left in one
-    member's domain only is that member's (a hidden single) and a value in
-    none fails; ``CTS[map_at:]`` maps each member's value indexes to the
-    union's.
-
-    The members whose value has been taken out of the others come first in a
-    sparse set (``CTI[order_at:]``, its length at ``S[done_at]``, reversible), so
-    each fixed member is handled once per branch, not at every call.
-    """
-    pd, s, order = K[PDATA], M[S], M[CTI]
-    n, done_at, at, nu, map_at = pd[base], pd[base + 1], pd[base + 2], pd[base + 3], pd[base + 4]
-    xs = base + 5
-    while True:
-        done = s[done_at]
-        i = done
-        while i < n:
-            m = order[at + i]
-            v = pd[xs + m]
-            if size(K, M, v) != 1:
-                i += 1
-                continue
-            order[at + i] = order[at + done]
-            order[at + done] = m
-            done += 1
-            x = value(K, v, lo(K, M, v))
-            for t in range(done, n):
-                u = pd[xs + order[at + t]]
-                k = index_of(K, u, x)
-                if k >= 0 and has(K, M, u, k):
-                    if size(K, M, u) == 1 or not remove(K, M, u, k):
-                        return False
-            i = done                    # members fixed by this removal come next
-        put(M, done_at, done)
-        if nu > 0 and n > done and not _hidden_singles(K, M, base, n, nu, map_at, xs):
-            return False
-        hall = _hall_intervals(K, M, xs, order, at, done, n)
-        if hall != 2:
-            return hall == 1
-
-
-HALL_MOST = 128                   # open members past which Hall intervals are not sought
-
-
-@njit(cache=True, _nrt=False)
-def _hall_intervals(K, M, xs, order, at, done, n):
-    """Bounds consistency over the open members (a pigeonhole test included): an
-    interval [a, b] holding the bounds of b - a + 1 of them is theirs alone, so
-    the others' bounds leave it. 0: no room, 1: nothing changed, 2: narrowed.
-    ``TMP``: the open members' least values, greatest values, and their order
-    by greatest value."""
-    pd, tmp = K[PDATA], M[TMP]
-    m = n - done
-    if m < 2 or m > HALL_MOST:
-        return 1
-    for t in range(m):
-        v = pd[xs + order[at + done + t]]
-        tmp[t] = value(K, v, lo(K, M, v))
-        tmp[m + t] = value(K, v, hi(K, M, v))
-        j = t
-        while j > 0 and tmp[m + tmp[2 * m + j - 1]] > tmp[m + t]:
-            tmp[2 * m + j] = tmp[2 * m + j - 1]
-            j -= 1
-        tmp[2 * m + j] = t
-    for i in range(m):
-        a = tmp[i]
-        inside = 0
-        for jj in range(m):
-            j = tmp[2 * m + jj]
-            if tmp[j] < a:
-                continue
-            inside += 1
-            b = tmp[m + j]
-            if inside > b - a + 1:
-                return 0
-            if inside < b - a + 1:
-                continue
-            changed = False
-            for t in range(m):
-                low, high = tmp[t], tmp[m + t]
-                if low >= a and high <= b:
-                    continue
-                new_low = b + 1 if a <= low <= b else low
-                new_high = a - 1 if a <= high <= b else high
-                if new_low != low or new_high != high:
-                    v = pd[xs + order[at + done + t]]
-                    if not keep_values(K, M, v, new_low, new_high):
-                        return 0
-                    changed = True
-            if changed:
-                return 2
-    return 1
-
-
-@njit(cache=True, _nrt=False)
-def _hidden_singles(K, M, base, n, nu, map_at, xs):
-    """A permutation's values each need a member: count the members that can take
-    each value (``TMP``: the count, then the last member seen)."""
-    pd, cts, tmp = K[PDATA], K[CTS], M[TMP]
-    again = True
-    while again:
-        again = False
-        for u in range(2 * nu):
-            tmp[u] = 0
-        at = map_at
-        for m in range(n):
-            v = pd[xs + m]
-            nv = K[VOFF][v + 1] - K[VOFF][v]
-            k = lo(K, M, v)
-            while k >= 0:
-                u = cts[at + k]
-                if u >= 0:
-                    tmp[u] += 1
-                    tmp[nu + u] = m
-                k = next_in(K, M, v, k + 1)
-            at += nv
-        for u in range(nu):
-            if tmp[u] == 0:
-                return False
-            if tmp[u] == 1:
-                m = tmp[nu + u]
-                v = pd[xs + m]
-                if size(K, M, v) > 1:
-                    # the member's value index of union value u: scan its map
-                    at = map_at
-                    for j in range(m):
-                        at += K[VOFF][pd[xs + j] + 1] - K[VOFF][pd[xs + j]]
-                    k = lo(K, M, v)
-                    while k >= 0 and cts[at + k] != u:
-                        k = next_in(K, M, v, k + 1)
-                    if not keep_between(K, M, v, k, k):
-                        return False
-                    again = True
-    return True
 
 
 # ----- Element --------------------------------------------------------------------------
