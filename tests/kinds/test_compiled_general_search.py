@@ -246,6 +246,35 @@ def test_tables_with_the_same_rows_over_the_same_domains_share_their_supports():
     assert_matches_brute_force(engine(), Model(two), ("shared",))
 
 
+def _key_column_model(seed: int) -> Model:
+    """A table of 300 rows whose first position takes each of 300 values once (a key,
+    as a word variable over a dictionary), two letters beside it, and a second table
+    or a Linear on the letters: the key position is packed as row lists."""
+    rng = random.Random(seed)
+    keys = list(range(300))
+    rng.shuffle(keys)
+    rows = tuple(sorted((k, rng.randrange(5), rng.randrange(5)) for k in keys))
+    key_domain = tuple(sorted(rng.sample(range(300), 300 if seed % 3 == 0 else rng.randint(1, 300))))
+    letters = tuple(range(5))
+    extra = Linear((1, 1), (1, 2), rng.choice(("==", "<=", "!=")), rng.randint(0, 8)) \
+        if seed % 2 else Table((1, 2), tuple((a, b) for a in letters for b in letters
+                                            if rng.random() < 0.4))
+    return Model(Structure(f"key-column-{seed}", ("word", "first", "second"),
+                           (key_domain, letters, letters), (Table((0, 1, 2), rows), extra)))
+
+
+@pytest.mark.parametrize("setting", ("", ":order=cacd"))
+def test_key_column_tables_listed_by_rows_match_the_brute_force(setting):
+    model = _key_column_model(0)
+    packed = pack.Packed(model.structure)
+    table = next(c for c, (k, _d, _s) in enumerate(packed.props) if k == pack.L.P_TABLE)
+    start = packed.K[pack.L.PPTR][table] + 6
+    assert packed.K[pack.L.PDATA][start + 1] < 0          # the key position: row lists
+    assert packed.K[pack.L.PDATA][start + 4] >= 0         # a letter: bitsets
+    for seed in range(20):
+        assert_matches_brute_force(engine(setting), _key_column_model(seed), (seed, setting))
+
+
 def test_lexfirst_and_count_equal_the_python_reference_and_cp_sat():
     """One corpus, three engines: the least solution and the count agree."""
     others = (get_engine("backtracking"), get_engine("cpsat"))

@@ -282,9 +282,18 @@ class Packed:
                 m = int(sizes[v])
                 got = blocks.get((key, p))
                 if got is None:
-                    block = np.zeros(m * nw, np.uint64)
-                    np.bitwise_or.at(block, table[:, p] * nw + row_word, row_bit)
-                    got = blocks[(key, p)] = self._support(cts_parts, cts_len, block)
+                    if m * nw > 2 * (m + 1 + nt):      # few rows a value: its rows listed
+                        col = table[:, p]
+                        ptr = np.zeros(m + 1, np.int64)
+                        np.cumsum(np.bincount(col, minlength=m), out=ptr[1:])
+                        block = np.concatenate([ptr + (m + 1),
+                                                np.argsort(col, kind="stable").astype(np.int64)])
+                        got = -1 - self._support(cts_parts, cts_len, block)
+                    else:
+                        block = np.zeros(m * nw, np.uint64)
+                        np.bitwise_or.at(block, table[:, p] * nw + row_word, row_bit)
+                        got = self._support(cts_parts, cts_len, block)
+                    blocks[(key, p)] = got
                     cts_len += block.size
                 pdata += [v, got, res_len]
                 res_len += m

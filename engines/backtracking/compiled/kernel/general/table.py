@@ -12,6 +12,12 @@ Each call first intersects the live rows with the rows still supported at
 every position whose domain changed since the last call (its size is kept in
 ``S``), then removes every value whose bitset meets no live row, checking the
 residue first. Memory: positions x values x words, one int64 per 64 rows.
+A position whose values have few rows each (a key column: a word variable of
+100,000 values, one row each) lists each value's rows instead (a pointer per
+value, then the rows; ``supports_at`` stored as ``-1 - at``): values + rows
+words, where bitsets would take values x rows / 64 (105 million words for
+each table of WordSquare-tab1-08). Its residue is the place in the value's
+list of the row last seen alive.
 
 Hot loops trade style for speed: arrays by slot, no objects.
 """
@@ -39,20 +45,54 @@ HEAD = 6
 @njit(cache=True, _nrt=False)
 def _mask_of(K, M, v, sup, nw, lim, cti, cti_at):
     """TMP over the live words: the rows whose value at this position is still in
-    ``v``'s domain."""
+    ``v``'s domain (``sup`` below zero: the position's supports are row lists)."""
     s, cts, tmp = M[S], K[CTS], M[TMP]
     for i in range(lim):
         tmp[cti[cti_at + i]] = 0
+    at = -1 - sup
     d0 = K[DOFF][v]
     for wi in range(K[DOFF][v + 1] - d0):
         w = s[d0 + wi]
         while w:
             k = (wi << 6) + ctz(w)
             w &= w - 1
+            if sup < 0:
+                for j in range(at + cts[at + k], at + cts[at + k + 1]):
+                    r = cts[j]
+                    tmp[r >> 6] |= 1 << (r & 63)
+                continue
             row = sup + k * nw
             for i in range(lim):
                 off = cti[cti_at + i]
                 tmp[off] |= cts[row + off]
+
+
+@njit(cache=True, _nrt=False)
+def _filter_rows(K, M, v, at, rat, words_at) -> bool:
+    """Remove each value of ``v`` none of whose listed rows is alive (residue first)."""
+    s, cts, res = M[S], K[CTS], M[RES]
+    d0 = K[DOFF][v]
+    for wi in range(K[DOFF][v + 1] - d0):
+        w = s[d0 + wi]
+        while w:
+            k = (wi << 6) + ctz(w)
+            w &= w - 1
+            first, end = at + cts[at + k], at + cts[at + k + 1]
+            j = first + res[rat + k]
+            if j < end:
+                r = cts[j]
+                if s[words_at + (r >> 6)] & (1 << (r & 63)):
+                    continue
+            found = False
+            for j in range(first, end):
+                r = cts[j]
+                if s[words_at + (r >> 6)] & (1 << (r & 63)):
+                    res[rat + k] = j - first
+                    found = True
+                    break
+            if not found and not remove(K, M, v, k):
+                return False
+    return True
 
 
 @njit(cache=True, _nrt=False)
@@ -88,7 +128,10 @@ def compact_table(K, M, base):
         v = pd[base + HEAD + 3 * p]
         sup = pd[base + HEAD + 3 * p + 1]
         rat = pd[base + HEAD + 3 * p + 2]
-        if s[sz + v] > 1:
+        if sup < 0:
+            if s[sz + v] > 1 and not _filter_rows(K, M, v, -1 - sup, rat, words_at):
+                return False
+        elif s[sz + v] > 1:
             d0 = K[DOFF][v]
             for wi in range(K[DOFF][v + 1] - d0):
                 w = s[d0 + wi]
