@@ -176,11 +176,32 @@ class Structure:
 
 
 @dataclass(frozen=True)
+class Source:
+    """The input a model was translated from, for an engine that runs that input itself
+    (a MiniZinc solver on the user's own model) and maps its answer back.
+
+    ``format`` names the input (``"minizinc"``); ``files`` are its paths, the model
+    first, then the data if any. ``outputs`` say where the values an answer of the
+    input gives sit in the model: ``("var", name, index)``, or ``("array", name, dims,
+    items)`` with ``items`` in the array's order, each a model index or a constant
+    ``(type, value)``. ``booleans`` are the model indices of Boolean variables, which
+    an answer writes ``true``/``false``.
+    """
+    format: str
+    files: tuple[str, ...]
+    outputs: tuple = ()
+    booleans: frozenset[int] = frozenset()
+
+
+@dataclass(frozen=True)
 class Model:
-    """A structure plus givens; the unit of work handed to an engine."""
+    """A structure plus givens; the unit of work handed to an engine. ``source``, where
+    set, is the input it was translated from (see ``Source``); engines that do not run
+    that input ignore it."""
     structure: Structure
     givens: tuple[tuple[int, int], ...] = ()
     name: str = ""
+    source: Source | None = None
 
     def domains(self) -> list[tuple[int, ...]]:
         """Base domains narrowed by the givens (a given outside its domain empties it)."""

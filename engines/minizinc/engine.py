@@ -2,7 +2,11 @@
 
 ``minizinc:solver=ID`` names a solver as ``minizinc --solvers`` lists it (its
 id ``org.gecode.gecode``, or ``gecode``); ``gecode`` is the same engine with
-Gecode fixed. Per task:
+Gecode fixed. A model translated from a MiniZinc pair runs, in ``first`` mode, as
+the user's own model (``engines.minizinc.source``: compiled with the solver's
+library or ``-G std``, its answer completed in the project's flattening; stats
+``ran = "source"``, ``library``, ``completion_s``). Otherwise, per task
+(``ran = "translation"``):
 
 * ``translate`` (``build_s``): the model written as MiniZinc
   (``engines.minizinc.writer``) and compiled for the solver with
@@ -19,8 +23,8 @@ Modes: ``first`` (one solution), ``count`` (``-n limit``; the count is the
 solutions printed, or the solver's ``nSolutions`` when the output was cut),
 ``lexfirst`` only for solvers that follow the search annotation exactly
 (``input_order``, ``indomain_min``, complete, no restarts: Gecode); others
-answer n/a. In ``first`` and ``count`` the annotation is dropped, so the solver
-searches its own way.
+answer n/a. In ``first`` and ``count`` the translation's annotation is dropped, so
+the solver searches its own way; the user's own model keeps its annotations.
 """
 from __future__ import annotations
 
@@ -29,13 +33,14 @@ import re
 import shutil
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from engines.base import Engine
 from engines.contract import KEEP_SOLUTIONS, Outcome, Result, Status, Unsupported
 from engines.external import Finished, missing_reason, run_solver
 from engines.minizinc import solvers as listing
+from engines.minizinc import source as own
 from engines.minizinc.writer import read_values, write
 from engines.spec import EngineOptionError, EngineSpec
 from puzzles.model import (
@@ -73,6 +78,8 @@ class Compiled:
     size: int
     solver: listing.Solver
     compile_s: float
+    model: Model | None = None     # the model whose source ran (``source``), else None
+    library: str = ""              # the source's compile: "solver" or "std"
 
 
 class MinizincEngine(Engine):
@@ -140,10 +147,20 @@ class MinizincEngine(Engine):
         return None
 
     # ----- the template ---------------------------------------------------
+    def solve(self, model: Model, mode: str = "first", limit: int = 2,
+              timeout: float | None = None):
+        """The base's; the model's MiniZinc source runs in ``first`` mode only (the
+        search annotation and the solutions counted belong to the project's flattening)."""
+        if mode != "first" and model.source is not None:
+            model = replace(model, source=None)
+        return super().solve(model, mode, limit, timeout)
+
     def translate(self, model: Model) -> Compiled:
         solver = listing.resolve(self.solver_name)
         folder = tempfile.mkdtemp(prefix="csp-compare-minizinc-")
         try:
+            if own.runs_source(model):
+                return self._compile_source(model, solver, folder)
             mzn = os.path.join(folder, "model.mzn")
             with open(mzn, "w", encoding="utf-8") as handle:
                 handle.write(write(model))
@@ -162,22 +179,70 @@ class MinizincEngine(Engine):
             shutil.rmtree(folder, ignore_errors=True)
             raise
 
+    def _compile_source(self, model: Model, solver: listing.Solver, folder: str) -> Compiled:
+        """The user's pair compiled with the solver's library, or with ``-G std`` where
+        that library does not type-check it."""
+        compiled = Compiled(folder, os.path.join(folder, "model.fzn"),
+                            os.path.join(folder, "model.ozn"), model.structure.size,
+                            solver, 0.0, model)
+        for library in ("solver", "std"):
+            run = run_solver(own.compile_command(listing.minizinc(), solver.id, model,
+                                                 compiled.fzn, compiled.ozn, library == "std"),
+                             timeout_s=COMPILE_TIMEOUT_S, cwd=folder)
+            compiled.compile_s += run.wall_s
+            if run.limit_status() is None and run.returncode == 0 \
+                    and os.path.isfile(compiled.fzn):
+                compiled.library = library
+                return compiled
+            if library == "std" or run.limit_status() is not None \
+                    or not own.type_error(run.stderr):
+                break
+        raise RuntimeError(f"minizinc -c failed ({run.ended}): {_last_line(run)}")
+
     def search(self, compiled: Compiled, mode: str, limit: int,
                deadline: float | None) -> Outcome:
         try:
-            return self._search(compiled, mode, limit, deadline)
+            outcome = self._search(compiled, mode, limit, deadline)
+            if compiled.model is not None:
+                if outcome.status is Status.SOLVED:
+                    self._complete(compiled.model, outcome, deadline)
+                else:
+                    outcome.solutions = []
+            return outcome
         finally:
             shutil.rmtree(compiled.folder, ignore_errors=True)
+
+    @staticmethod
+    def _complete(model: Model, outcome: Outcome, deadline: float | None) -> None:
+        """The solver's named values as model values (``source.completed``); past the
+        deadline, a timeout."""
+        try:
+            values, message = own.completed(model, outcome.solutions[0], deadline,
+                                            outcome.stats)
+        except TimeoutError:
+            outcome.status, outcome.solutions = Status.TIMEOUT, []
+            outcome.message = ("the solver answered; completing its answer in the "
+                               "project's flattening ran out of time")
+            return
+        outcome.solutions = [values]
+        outcome.message = message
 
     def _search(self, compiled: Compiled, mode: str, limit: int,
                 deadline: float | None) -> Outcome:
         solver = compiled.solver
         stats: dict[str, Any] = {"solver": solver.id, "solver_version": solver.version,
                                  "compile_s": round(compiled.compile_s, 6)}
+        if compiled.model is not None:
+            stats["ran"], stats["library"] = "source", compiled.library
+        else:
+            stats["ran"] = "translation"
         left = NO_DEADLINE_S if deadline is None else deadline - time.perf_counter()
         if left <= 0:
             return Outcome(Status.TIMEOUT, count=0 if mode == "count" else None, stats=stats)
-        fzn = compiled.fzn if mode == "lexfirst" else _own_search(compiled.fzn)
+        # the translation's annotation is the project's: dropped but for lexfirst; the
+        # user's own model keeps its own
+        fzn = compiled.fzn if mode == "lexfirst" or compiled.model is not None \
+            else _own_search(compiled.fzn)
         wanted = max(1, limit) if mode == "count" else 1
         run = run_solver(self._command(solver, fzn, wanted, left if deadline else None),
                          timeout_s=left + GRACE_S, cwd=compiled.folder)
@@ -236,8 +301,11 @@ class MinizincEngine(Engine):
                                            "(its own time limit)")
         return outcome(Status.ERROR, f"solver ended ({run.ended}): {_last_line(run)}")
 
-    def _values(self, raw: str, compiled: Compiled, keep: int) -> list[tuple[int, ...]]:
-        """The first ``keep`` solutions of the solver's output, through solns2out."""
+    def _values(self, raw: str, compiled: Compiled, keep: int) -> list:
+        """The first ``keep`` solutions of the solver's output, through solns2out; of the
+        user's own model, the first solution's values by name (``source``)."""
+        if compiled.model is not None:
+            return [own.named_values(raw)]
         head, seen = [], 0
         for line in raw.splitlines():
             if line.startswith("%"):

@@ -1,12 +1,14 @@
 """A MiniZinc model and its data, flattened to FlatZinc by the ``minizinc`` executable.
 
-``flatten(model, data)`` runs ``minizinc --solver MSC -c MODEL [DATA] --fzn F --ozn O``
-in a temporary folder, removed after, and parses ``F`` with the FlatZinc parser
+``flatten(model, data)`` runs ``minizinc --solver MSC -c MODEL [DATA] --fzn F --ozn O
+--output-mode dzn`` in a temporary folder, removed after, and parses ``F`` with the FlatZinc parser
 (``puzzles.formats.flatzinc``). The solver configuration ``MSC`` is written
 into that folder each time: it names ``mznlib/``, beside this module, as the
 solver's library, so the globals the models here take natively
 (``fzn_all_different_int``, ``fzn_table_int``) stay whole and MiniZinc's
-standard library decomposes every other global.
+standard library decomposes every other global. The output mode makes every
+variable the model declares an output of the FlatZinc (``output_var``,
+``output_array``), whatever its output item prints: the names an answer gives.
 
 The compiler runs in a session of its own, bounded by ``TIMEOUT_S``; past it
 the whole group is killed. Every fault is a ``PuzzleInputError``: no
@@ -30,13 +32,17 @@ from pathlib import Path
 from puzzles.errors import PuzzleInputError, ToolReport
 from puzzles.formats.flatzinc import FlatZinc, read
 
-__all__ = ["MZNLIB", "NO_MINIZINC", "TIMEOUT_S", "flatten", "library_version",
+__all__ = ["MZNLIB", "NO_MINIZINC", "OUTPUT_MODE", "TIMEOUT_S", "flatten", "library_version",
            "solver_config"]
 
 MZNLIB = Path(__file__).parent / "mznlib"
 TIMEOUT_S = 300.0
 NO_MINIZINC = "no minizinc executable: install MiniZinc (Debian package minizinc)"
 SOLVER_ID = "org.cspcompare.backtracker"
+# Every variable of the model, not only those its output item prints, is an output of
+# the FlatZinc (``output_var``/``output_array``): a solver's compile of the same model
+# with this mode gives values of exactly these names.
+OUTPUT_MODE = "dzn"
 
 
 def solver_config(folder: str | os.PathLike) -> Path:
@@ -81,7 +87,7 @@ def flatten(model: str, data: str | None = None, source: str = "",
                    os.path.abspath(model)]
         if data is not None:
             command.append(os.path.abspath(data))
-        command += ["--fzn", fzn, "--ozn", ozn]
+        command += ["--fzn", fzn, "--ozn", ozn, "--output-mode", OUTPUT_MODE]
         started = time.perf_counter()
         code, out, err = _run(command, folder, timeout, source)
         took = time.perf_counter() - started

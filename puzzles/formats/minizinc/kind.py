@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from puzzles.errors import PuzzleInputError
@@ -32,7 +32,7 @@ from puzzles.formats.minizinc import inputs
 from puzzles.formats.minizinc.flatten import flatten, library_version
 from puzzles.formats.reference import ByReference
 from puzzles.formats.registry import Entry, register_format, register_refusal
-from puzzles.model import Model
+from puzzles.model import Model, Source
 from puzzles.reading import read_text
 
 __all__ = ["MiniZinc", "answer_names", "folder_inputs", "load_file", "pair_entries",
@@ -110,8 +110,14 @@ class MiniZinc(ByReference):
         return _loaded(self)
 
     def to_model(self, formulation: str | None = None) -> Model:
+        """The translation's model, carrying the pair itself as its ``Source``: an engine
+        that runs MiniZinc solves the user's model and maps its outputs back."""
         self.check_formulation(formulation)
-        return self.model
+        translation = self.translation
+        files = tuple(os.path.abspath(p) for p in (self.model_path, self.data_path)
+                      if p is not None)
+        source = Source("minizinc", files, translation.outputs, translation.booleans)
+        return replace(translation.model, source=source)
 
     def decode(self, values, formulation: str | None = None) -> tuple[int, ...]:
         """The FlatZinc's own variables (``answer_names``): auxiliary ones are dropped."""
