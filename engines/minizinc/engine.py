@@ -33,6 +33,7 @@ import re
 import shutil
 import tempfile
 import time
+import weakref
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -156,28 +157,35 @@ class MinizincEngine(Engine):
         return super().solve(model, mode, limit, timeout)
 
     def translate(self, model: Model) -> Compiled:
+        """The compiled model, in a folder ``search`` removes (or, when no search follows,
+        as a warm-up's translation, the compiled model's collection)."""
         solver = listing.resolve(self.solver_name)
         folder = tempfile.mkdtemp(prefix="csp-compare-minizinc-")
         try:
-            if own.runs_source(model):
-                return self._compile_source(model, solver, folder)
-            mzn = os.path.join(folder, "model.mzn")
-            with open(mzn, "w", encoding="utf-8") as handle:
-                handle.write(write(model))
-            compiled = Compiled(folder, os.path.join(folder, "model.fzn"),
-                                os.path.join(folder, "model.ozn"), model.structure.size,
-                                solver, 0.0)
-            run = run_solver([listing.minizinc(), "--solver", solver.id, "-c", mzn,
-                              "--fzn", compiled.fzn, "--ozn", compiled.ozn],
-                             timeout_s=COMPILE_TIMEOUT_S, cwd=folder)
-            compiled.compile_s = run.wall_s
-            if run.limit_status() is not None or run.returncode != 0 \
-                    or not os.path.isfile(compiled.fzn):
-                raise RuntimeError(f"minizinc -c failed ({run.ended}): {_last_line(run)}")
-            return compiled
+            compiled = self._compile(model, solver, folder)
         except BaseException:
             shutil.rmtree(folder, ignore_errors=True)
             raise
+        weakref.finalize(compiled, shutil.rmtree, folder, ignore_errors=True)
+        return compiled
+
+    def _compile(self, model: Model, solver: listing.Solver, folder: str) -> Compiled:
+        if own.runs_source(model):
+            return self._compile_source(model, solver, folder)
+        mzn = os.path.join(folder, "model.mzn")
+        with open(mzn, "w", encoding="utf-8") as handle:
+            handle.write(write(model))
+        compiled = Compiled(folder, os.path.join(folder, "model.fzn"),
+                            os.path.join(folder, "model.ozn"), model.structure.size,
+                            solver, 0.0)
+        run = run_solver([listing.minizinc(), "--solver", solver.id, "-c", mzn,
+                          "--fzn", compiled.fzn, "--ozn", compiled.ozn],
+                         timeout_s=COMPILE_TIMEOUT_S, cwd=folder)
+        compiled.compile_s = run.wall_s
+        if run.limit_status() is not None or run.returncode != 0 \
+                or not os.path.isfile(compiled.fzn):
+            raise RuntimeError(f"minizinc -c failed ({run.ended}): {_last_line(run)}")
+        return compiled
 
     def _compile_source(self, model: Model, solver: listing.Solver, folder: str) -> Compiled:
         """The user's pair compiled with the solver's library, or with ``-G std`` where

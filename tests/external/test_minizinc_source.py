@@ -5,6 +5,7 @@ run on the translation; an answer with no completion goes out and is judged wron
 from __future__ import annotations
 
 import csv
+import gc
 import os
 import subprocess
 import sys
@@ -111,3 +112,15 @@ def test_a_run_of_a_dataset_pair_verifies_gecodes_answer_on_the_users_model(tmp_
         rows = list(csv.DictReader(handle))
     assert [(r["status"], r["verified"]) for r in rows] == [("solved", "True")], rows
     assert '"ran": "source"' in rows[0]["stats"], rows[0]
+
+
+@needs_gecode
+def test_a_compile_no_search_follows_leaves_no_folder_once_dropped(tmp_path):
+    """A warm-up translates without searching: the compiled folder goes with the object."""
+    puzzle = load_file(*map(str, write_pair(tmp_path)))
+    compiled = get_engine("gecode").translate(puzzle.to_model())
+    folder = compiled.folder
+    assert os.path.isfile(compiled.fzn)
+    del compiled
+    gc.collect()
+    assert not os.path.exists(folder)
