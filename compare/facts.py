@@ -22,3 +22,17 @@ def peak_rss_mb() -> float:
     unit): ``ru_maxrss``, which Linux gives in KiB and macOS in bytes."""
     value = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return value / (1024 * 1024) if sys.platform == "darwin" else value / 1024
+
+
+def peak_rss_of(pid: int) -> float | None:
+    """Another process's peak resident memory (``VmHWM`` of ``/proc/PID/status``), in MB;
+    None where the system does not say. A worker resets its mark at each task start, so
+    read just before a kill it is the killed task's own peak."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None

@@ -29,6 +29,7 @@ from engines.contract import (
 )
 from engines.spec import EngineOptionError, EngineSpec
 from engines.support.lifetime import describe_exit, libc_prctl, set_parent_death_signal
+from engines.support.structure_cache import forget_structures
 
 # name -> "module:Class"; third-party engines may be added with register().
 _REGISTRY: dict[str, str] = {
@@ -148,4 +149,4 @@ __all__ = ["ANSWERED", "ANSWERED_WORDS", "FAILED", "FAILED_WORDS", "MODES", "SEA
            "Unsupported", "UnknownEngine", "register", "names", "engine_class",
            "get_engine", "installed", "solution_counter", "default_specs",
            "baseline_preferred", "describe", "status_word", "describe_exit", "libc_prctl",
-           "set_parent_death_signal"]
+           "set_parent_death_signal", "forget_structures"]

@@ -6,7 +6,9 @@ runs a task loads it (``load_input``, untimed, before the solve) through the
 on-disk instance cache (``puzzles.formats.instance_cache``), as two entries:
 the input as read (the part the judge checks answers against) and its model,
 so that a process that only judges reads back the first alone (``instance``).
-A process holds the last ``HELD`` inputs it loaded, and one read for judging.
+A process holds the last ``HELD`` inputs it loaded, and one read for judging;
+``release_held`` lets go of them all (a worker moving to another instance, so
+that the next task's memory is its own).
 
 ``ByReference`` is that behaviour once, for the formats' puzzle classes (frozen
 dataclasses with a ``digest`` field); each format says how a file is read and
@@ -119,3 +121,12 @@ class ByReference(Puzzle):
         _HELD.append(self)
         while len(_HELD) > HELD:
             _HELD.pop(0).__dict__.pop("_loaded", None)
+
+
+def release_held() -> None:
+    """Let go of every input this process holds (loaded or read for judging)."""
+    for held in (_HELD, _READ):
+        while held:
+            puzzle = held.pop().__dict__
+            puzzle.pop("_loaded", None)
+            puzzle.pop("_instance", None)

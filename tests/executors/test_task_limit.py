@@ -86,6 +86,8 @@ def test_a_task_that_spins_deaf_to_sigterm_is_a_timeout_within_its_limit(tmp_pat
     assert took < WITHIN_S
     assert row["status"] == "timeout", row
     assert row["engine"].startswith("fake-spin")
+    if hook == "search":       # killed while solving: its peak read from the worker first
+        assert row["peak_rss_mb"] > 10, row
 
 
 def test_a_start_up_warm_up_that_spins_costs_the_task_limit_only(tmp_path):

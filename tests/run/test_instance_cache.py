@@ -152,6 +152,31 @@ def test_a_reference_loads_from_the_file_then_the_cache(tmp_path, cache_dir):
 
 
 @needs_pycsp3
+def test_a_worker_moving_to_another_instance_lets_the_last_one_go(tmp_path, cache_dir):
+    """What a worker held for one instance (its input, the engines' structure caches)
+    goes before the next one loads, so that a task's peak memory is its own."""
+    from compare.executors.local.worker.session import Session, WorkerInit
+    from compare.executors.tasks import Task
+    from engines.support.structure_cache import StructureCache
+    from puzzles.formats.xcsp3.kind import reference
+    refs = []
+    for name, scope in (("Fam-1", "x[]"), ("Fam-2", "x[0] x[1]")):
+        path = tmp_path / f"{name}.xml"
+        path.write_text(xml(f"<allDifferent> {scope} </allDifferent>"))
+        refs.append(reference(str(path)))
+    derived = StructureCache(lambda structure: structure.size)
+    session = Session(WorkerInit((), ("backtracking",)))
+    for i, ref in enumerate(refs):
+        result = session.run(Task(i, ref.name, "default", "backtracking", "first", 2, 5.0, 0),
+                             ref)
+        assert str(result.status) == "solved", result.message
+        assert derived.get(ref.model.structure) == 4
+        assert derived.entries
+    assert refs[1].input_loaded and not refs[0].input_loaded
+    assert len(derived.entries) == 1                    # the first instance's entry went
+
+
+@needs_pycsp3
 def test_the_parent_checks_only_what_is_cheap(tmp_path):
     from puzzles.errors import PuzzleInputError
     from puzzles.formats.xcsp3.kind import reference

@@ -136,6 +136,7 @@ def lost_result(task: Task, cause: str, elapsed: float, exitcode, shaping: bool,
                           + (f" {KILLED_WARMING_UP} (model build, first use)"
                              if shaping else ""))
         result.fact = Fact.WARMUP_KILLED if shaping else None
+        result.peak_rss_mb = resident       # the solve's peak up to the kill, where read
     elif cause == Status.MEMOUT:
         result.status = Status.MEMOUT
         result.peak_rss_mb = resident

@@ -39,6 +39,7 @@ from compare.executors.local.pool import (
 from compare.executors.local.worker.session import WorkerInit
 from compare.executors.local.worker.transport import worker_main
 from compare.executors.tasks import Task
+from compare.facts import peak_rss_of
 from engines import Result, Status
 
 MAX_FAILED_STARTS = 3     # workers in a row that die before they are ready
@@ -174,6 +175,8 @@ class Supervisor:
         and only then recorded as a timeout. Any other warm-up had the task's own
         limit: its kill is the task's timeout at once."""
         elapsed = time.perf_counter() - w.since
+        if cause == Status.TIMEOUT and w.ready and w.inflight and not w.shaping:
+            resident = peak_rss_of(w.proc.pid)     # the solve's peak, read before the kill
         if cause != "died":
             w.proc.kill()
         w.proc.join(5)
