@@ -13,7 +13,9 @@ the rest with a small solver of its own:
   (and ``ReifiedLinear`` with a fixed literal) narrows every bound by the others'
   bounds, a ``ReifiedLinear`` literal is fixed once the bounds decide the sum,
   ``Element`` with a fixed index joins the value and the element picked, ``Table``
-  keeps the values some allowed row still supports;
+  keeps the values some row consistent with the domains still supports (while at
+  most ``TABLE_SCAN_MOST`` rows are; a search state keeps each table's consistent
+  rows, which only shrink along a branch);
 * search: depth first, the open variable with the smallest domain first, its
   values in increasing order, propagation after every choice.
 
@@ -26,6 +28,7 @@ from __future__ import annotations
 import operator
 import time
 from bisect import bisect_left, bisect_right
+from functools import partial
 from itertools import islice
 
 from engines.support.arith import NEGATED, arith_value
@@ -47,6 +50,10 @@ from puzzles.model import (
 __all__ = ["complete", "holds"]
 
 CHECK_EVERY = 512          # revisions between two looks at the clock
+# A table with several open variables is read for the values its rows still support
+# only while it has at most this many rows consistent with the domains (a larger one
+# is read once one variable is left open): every revision reads them all.
+TABLE_SCAN_MOST = 256
 
 
 class _Conflict(Exception):
@@ -145,6 +152,23 @@ def _linear_bounds(op: str, coeff: int, rest: int, domain):
     return _between(domain, low=-(-rest // coeff))
 
 
+class _TableRows(dict):
+    """A table's rows as a set, made the first time a full row is looked up; None for
+    any other constraint."""
+
+    def __init__(self, constraints):
+        super().__init__()
+        self.constraints = constraints
+
+    def get(self, at, default=None):
+        con = self.constraints[at]
+        if not isinstance(con, Table):
+            return default
+        if at not in self:
+            self[at] = frozenset(con.tuples)
+        return self[at]
+
+
 class _Completion:
     def __init__(self, model: Model, deadline: float | None):
         structure = model.structure
@@ -162,12 +186,17 @@ class _Completion:
         for at, scope in enumerate(self.scopes):
             for v in scope:
                 self.watchers[v].append(at)
-        self.rows = {at: frozenset(con.tuples) for at, con in enumerate(self.constraints)
-                     if isinstance(con, Table)}
+        self.rows = _TableRows(self.constraints)
+        # A search state is the domains, then per table the numbers of its rows still
+        # consistent with them (``slots``): they only shrink along a branch.
+        self.size = len(structure.variables)
+        tables = [at for at, con in enumerate(self.constraints) if isinstance(con, Table)]
+        self.slots = {at: self.size + k for k, at in enumerate(tables)}
         self.revisions = 0
 
     # ----- the search ----------------------------------------------------------------
     def run(self, doms: list) -> list[int] | None:
+        doms = doms + [range(len(self.constraints[at].tuples)) for at in self.slots]
         try:
             self._propagate(doms, range(len(self.constraints)))
         except _Conflict:
@@ -176,9 +205,9 @@ class _Completion:
         state = doms
         while True:
             self._clock()
-            var = self._open(state)
+            var = self._open(state, self.size)
             if var is None:
-                return [d[0] for d in state]
+                return [d[0] for d in state[:self.size]]
             stack.append((state, var, iter(state[var])))
             state = None
             while stack and state is None:
@@ -199,9 +228,9 @@ class _Completion:
                 return None
 
     @staticmethod
-    def _open(doms: list) -> int | None:
+    def _open(doms: list, variables: int) -> int | None:
         best, size = None, 0
-        for v, d in enumerate(doms):
+        for v, d in enumerate(islice(doms, variables)):
             n = len(d)
             if n > 1 and (best is None or n < size):
                 best, size = v, n
@@ -269,7 +298,7 @@ class _Completion:
             value = doms[con.vars[position]][0]
             return (value,) if _contains(domain, value) else ()
         if isinstance(con, Table):
-            return self._supported(con, doms)[var]
+            return self._supported(at, con, doms)[var]
 
         def value_with(x):
             return lambda v: x if v == var else doms[v][0]
@@ -298,8 +327,8 @@ class _Completion:
             return self._reified(at, con, doms)
         if isinstance(con, Element):
             return self._element(con, doms)
-        if isinstance(con, Table):
-            supported = self._supported(con, doms)
+        if isinstance(con, Table) and len(doms[self.slots[at]]) <= TABLE_SCAN_MOST:
+            supported = self._supported(at, con, doms)
             return [(v, supported[v]) for v in free]
         if isinstance(con, AllDifferentList):
             done = [tuple(doms[v][0] for v in row) for row in con.lists
@@ -366,21 +395,29 @@ class _Completion:
         return [(v, tuple(x for x in doms[v] if x in common)) for v in (picked, con.value)
                 if len(common) != len(doms[v])]
 
-    @staticmethod
-    def _supported(con: Table, doms: list) -> dict[int, tuple]:
+    def _supported(self, at: int, con: Table, doms: list) -> dict[int, tuple]:
         """Per variable of the table, the values some row consistent with every domain
-        gives it (a variable named twice takes one value in a row)."""
-        allowed = {v: set(doms[v]) for v in set(con.vars)}
+        gives it (a variable named twice takes one value in a row); the rows still
+        consistent are kept in the state for the next revision."""
+        slot = self.slots[at]
+        rows = doms[slot]
+        allowed = {v: set(doms[v]).__contains__ if len(doms[v]) <= len(rows)
+                   else partial(_contains, doms[v]) for v in set(con.vars)}
         support: dict[int, set] = {v: set() for v in allowed}
-        for row in con.tuples:
+        kept = []
+        for number in rows:
             seen: dict[int, int] = {}
-            for v, x in zip(con.vars, row):
-                if x not in allowed[v] or seen.setdefault(v, x) != x:
+            for v, x in zip(con.vars, con.tuples[number]):
+                if not allowed[v](x) or seen.setdefault(v, x) != x:
                     break
             else:
+                kept.append(number)
                 for v, x in seen.items():
                     support[v].add(x)
-        return {v: tuple(x for x in doms[v] if x in support[v]) for v in allowed}
+        if len(kept) != len(rows):
+            doms[slot] = kept
+        return {v: doms[v] if len(support[v]) == len(doms[v])
+                else tuple(x for x in doms[v] if x in support[v]) for v in allowed}
 
 
 def _decided(op: str, rhs: int, low: int, high: int) -> bool | None:

@@ -10,7 +10,7 @@ from itertools import product
 import pytest
 
 from compare.judge.checker import check_model
-from engines.support.completion import complete
+from engines.support.completion import TABLE_SCAN_MOST, complete
 from puzzles.model import (
     AllDifferent,
     AllDifferentList,
@@ -157,3 +157,22 @@ def test_search_past_the_deadline_raises_timeout():
                           tuple(NotEqualOffset(i, j) for i in range(n) for j in range(i)))
     with pytest.raises(TimeoutError):
         complete(Model(structure), {}, deadline=time.perf_counter() + 0.2)
+
+
+def test_a_large_table_is_kept_with_several_variables_open():
+    """A table past TABLE_SCAN_MOST rows is checked once one variable is left open."""
+    values = tuple(range(30))
+    rows = tuple((x, y, z) for x in values for y in values for z in (0, 1)
+                 if (x * y + z) % 5 in (2, 3))
+    assert len(rows) > TABLE_SCAN_MOST
+    structure = Structure("completion-large-table", ("x", "y", "z"), (values, values, (0, 1)),
+                          (Table((0, 1, 2), rows), Linear((1, 1), (0, 1), "==", 29)))
+    model = Model(structure)
+    solutions = brute_solutions(model)
+    for known in ({}, {2: 1}, {0: 3}, {1: 23, 2: 0}, {0: 5}):
+        answer = complete(model, known)
+        extends = any(all(s[v] == x for v, x in known.items()) for s in solutions)
+        assert (answer is not None) == extends, known
+        if answer is not None:
+            assert check_model(model, answer) is None
+            assert all(answer[v] == x for v, x in known.items())
