@@ -18,6 +18,7 @@ from compare.judge.checker import verify
 from engines import Status, get_engine
 from engines.minizinc import source as own
 from engines.minizinc.source import NO_COMPLETION, named_values
+from puzzles.formats.minizinc import flatten
 from puzzles.formats.minizinc.kind import load_file
 from tests.external.support import needs_gecode
 from tests.minizinc.support import write_pair
@@ -124,3 +125,8 @@ def test_a_compile_no_search_follows_leaves_no_folder_once_dropped(tmp_path):
     del compiled
     gc.collect()
     assert not os.path.exists(folder)
+
+
+def test_the_solvers_compile_uses_the_projects_output_mode():
+    """Both flattenings annotate the same names as outputs only with the same mode."""
+    assert own.OUTPUT_MODE == flatten.OUTPUT_MODE
