@@ -130,3 +130,15 @@ def test_a_compile_no_search_follows_leaves_no_folder_once_dropped(tmp_path):
 def test_the_solvers_compile_uses_the_projects_output_mode():
     """Both flattenings annotate the same names as outputs only with the same mode."""
     assert own.OUTPUT_MODE == flatten.OUTPUT_MODE
+
+
+@needs_gecode
+def test_a_completion_past_the_deadline_is_a_timeout_without_an_answer(tmp_path, monkeypatch):
+    puzzle = load_file(*map(str, write_pair(tmp_path)))
+
+    def too_slow(model, known, deadline):
+        raise TimeoutError("no completion found before the deadline")
+    monkeypatch.setattr(own, "complete", too_slow)
+    result = get_engine("gecode").solve(puzzle.to_model(), "first", timeout=20)
+    assert result.status is Status.TIMEOUT and result.solutions == []
+    assert "completing its answer" in result.message and "completion_s" in result.stats
