@@ -444,3 +444,20 @@ def test_a_shape_too_big_for_the_fast_layout_is_searched_by_the_general_search(m
     translated = engine.translate(model)
     assert isinstance(translated.search, general.FastSearch)
     assert engine.solve(model, "all", 2, 10.0).solutions == usual.solutions
+
+
+def test_dom_wdeg_turns_to_the_variables_in_conflict():
+    """Six pigeons in five holes behind ten free Booleans: smallest domain first would
+    try the Booleans' 1,024 combinations each with the pigeons' refutation under it
+    (about 212,000 nodes); the conflict weights send the search to the pigeons."""
+    pigeons, free = 6, 10
+    n = pigeons + free
+    cons = tuple(NotEqualOffset(a, b, 0) for a, b in itertools.combinations(range(pigeons), 2))
+    cons += (Linear((1,) * free, tuple(range(pigeons, n)), ">=", 0),)
+    structure = Structure("pigeons-behind-free", tuple(f"x{i}" for i in range(n)),
+                          tuple([tuple(range(pigeons - 1))] * pigeons + [(0, 1)] * free),
+                          cons)
+    for mode in ("first", "count"):
+        result = get_engine("backtracking").solve(Model(structure), mode, timeout=60)
+        assert result.status == Status.UNSAT and result.count in (None, 0)
+        assert result.nodes < 20_000, (mode, result.nodes)

@@ -12,8 +12,11 @@ constraint is revised after any change to one of its variables (except by
 itself: each reviser runs to its own fixpoint), so when every variable is
 fixed every constraint has been checked on the final values, and the search
 branches on one variable's values: exhaustive and exclusive, hence exact
-counts. ``first`` and ``count`` branch on the smallest domain (ties to the
-variable in most constraints, then the lowest index); ``lexfirst`` on the
+counts. ``first`` and ``count`` branch on the least domain size over weight
+(dom/wdeg, Boussemart et al. 2004, with a weight per variable: each failure
+adds one to every variable of the constraint that failed, or to the two
+variables of an AllDifferent or NotEqualOffset clash; ties to the variable in
+most constraints, then the lowest index); ``lexfirst`` on the
 lowest open variable, values ascending, and because propagation only removes
 values in no solution the first solution reached is the least.
 
@@ -109,6 +112,7 @@ class FastSearch(_GeneralSearch):
         if self.unsat:
             return
         self.revisers: list = []
+        self.scopes: list[tuple[int, ...]] = []       # per reviser, its variables
         self.watch: list[list[int]] = [[] for _ in range(n)]
         for con in rest:
             if len(con.vars) > 1:
@@ -117,6 +121,7 @@ class FastSearch(_GeneralSearch):
             if is_permutation(group, base):
                 self._watch(group, alldifferent.hidden_singles(group, union_of(group, base)))
         self.peers = shape.peers
+        self.weight = [1] * n                 # conflict counts, reset by each search
         self.kills: dict[int, tuple] = {}     # (var, value index) -> arcs, on first use
         degree = [len(self.watch[v]) + len(self.peers[v]) + len(self.neq[v])
                   for v in range(n)]
@@ -132,6 +137,7 @@ class FastSearch(_GeneralSearch):
     def _watch(self, vars_, reviser) -> None:
         c = len(self.revisers)
         self.revisers.append(reviser)
+        self.scopes.append(tuple(vars_))
         for v in vars_:
             self.watch[v].append(c)
 
@@ -179,6 +185,9 @@ class FastSearch(_GeneralSearch):
                     nd = od & keep
                     if nd != od:
                         if not nd:
+                            weight = self.weight     # dom/wdeg: the two in conflict
+                            weight[p] += 1
+                            weight[v] += 1
                             return False
                         doms[p] = nd
                         if not waiting[p]:
@@ -189,6 +198,9 @@ class FastSearch(_GeneralSearch):
             source = pending.pop()
             queued[source] = 0
             if not revisers[source](doms, fresh):
+                weight = self.weight             # dom/wdeg: every variable of the failed one
+                for u in self.scopes[source]:
+                    weight[u] += 1
                 return False
 
     def search(self, doms: list[int], lex: bool, limit: int, keep: int,
@@ -196,6 +208,7 @@ class FastSearch(_GeneralSearch):
         """Depth first: each frame holds a state, its branching variable and the values left."""
         report = Report()
         doms = list(doms)
+        self.weight = [1] * len(doms)        # this search's conflict counts (dom/wdeg)
         propagate, choose = self.propagate, self.choose
         if not propagate(doms, list(range(len(doms)))):
             report.backtracks = 1
@@ -242,15 +255,13 @@ class FastSearch(_GeneralSearch):
             while start < n and not doms[start] & (doms[start] - 1):
                 start += 1
             return start if start < n else -1
-        best, fewest = -1, 1 << 30
-        for v in self.order:
+        best, fewest, heaviest, weight = -1, 1 << 30, 1, self.weight
+        for v in self.order:           # least size / weight, compared cross-multiplied
             d = doms[v]
             if d & (d - 1):
                 size = d.bit_count()
-                if size < fewest:
-                    best, fewest = v, size
-                    if size == 2:
-                        break
+                if size * heaviest < fewest * weight[v]:
+                    best, fewest, heaviest = v, size, weight[v]
         return best
 
 
