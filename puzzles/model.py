@@ -185,7 +185,9 @@ class Source:
     input gives sit in the model: ``("var", name, index)``, or ``("array", name, dims,
     items)`` with ``items`` in the array's order, each a model index or a constant
     ``(type, value)``. ``booleans`` are the model indices of Boolean variables, which
-    an answer writes ``true``/``false``.
+    an answer writes ``true``/``false``. An XCSP3 file (``"xcsp3"``) has one file and,
+    as ``outputs``, the instance's variable names: the model's first variables, in
+    that order.
     """
     format: str
     files: tuple[str, ...]

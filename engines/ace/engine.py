@@ -1,8 +1,10 @@
 """ACE, the reference XCSP3 solver (Java), run as an executable on the model written as XCSP3.
 
-Every model, whatever its source, is written by ``engines.ace.writer`` and
-solved by ``java -Xmx.. -jar ACE-*.jar FILE.xml``; ACE's ``v <instantiation>``
-lines name every model variable, so its answers are judged like any engine's.
+A model is written by ``engines.ace.writer`` and solved by ``java -Xmx.. -jar
+ACE-*.jar FILE.xml``; ACE's ``v <instantiation>`` lines name every model variable,
+so its answers are judged like any engine's. A model translated from an XCSP3
+file runs that file itself in ``first`` mode, and in ``count`` mode when it has
+no auxiliary variable (``engines.ace.instance``).
 The jar is the one the PyPI package pycsp3 ships (``pycsp3/solvers/ace``),
 found without importing pycsp3. See docs/engines.md, "ace".
 """
@@ -15,8 +17,10 @@ import re
 import resource
 import tempfile
 import time
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from engines.ace import instance as own
 from engines.ace.writer import FALSE, constraint_lines, write
 from engines.base import Engine
 from engines.contract import MODES, Outcome, Status
@@ -121,7 +125,17 @@ class AceEngine(Engine):
         jar = ace_jar()
         return jar_version(jar) if jar else "missing"
 
+    def solve(self, model: Model, mode: str = "first", limit: int = 2,
+              timeout: float | None = None):
+        """The base's; the instance's own file runs where ``own.runs_instance`` says, the
+        written model everywhere else."""
+        if model.source is not None and not own.runs_instance(model, mode):
+            model = replace(model, source=None)
+        return super().solve(model, mode, limit, timeout)
+
     def translate(self, model: Model):
+        if own.runs_instance(model, "first"):        # ``solve`` kept the source: run it
+            return OwnInstance(model)
         structure = model.structure
         if not structure.size:        # nothing for ACE to read: each constraint is decided
             holds = all(constraint_lines(c, ()) != FALSE for c in structure.constraints)
@@ -129,35 +143,86 @@ class AceEngine(Engine):
         return write(model), structure.size
 
     def search(self, translated, mode: str, limit: int, deadline: float | None) -> Outcome:
+        if isinstance(translated, OwnInstance):
+            return self._search_instance(translated.model, mode, limit, deadline)
         text, size = translated
         if text is None:              # a model of no variable: ``size`` says if it holds
             found = [()] if size else []
             return Outcome(Status.SOLVED if size else Status.UNSAT, found,
                            len(found) if mode == "count" else None)
-        jar = ace_jar()
-        if jar is None:
-            raise ExecutableMissing(self.unavailable_reason())
-        java = find_executable("java", JAVA_HINT)
         left = NO_LIMIT_S if deadline is None else deadline - time.perf_counter()
         if left <= 0:
             return Outcome(Status.TIMEOUT, count=0 if mode == "count" else None)
         wanted = max(1, limit) if mode == "count" else 1
-        options = [*COMMON, f"-s={wanted}", f"-t={max(1, int(left * 1000))}"]
-        if mode == "lexfirst":
-            options += LEXICO
-        memory = self.options["memory_mb"]
         with tempfile.TemporaryDirectory(prefix="ace-") as folder:
             path = os.path.join(folder, "model.xml")
             with open(path, "w") as handle:
                 handle.write(text)
-            done = run_solver([java, heap_flag(memory), *JVM, "-jar", jar, path, *options],
-                              timeout_s=left, memory_mb=memory, limit_address_space=False,
-                              env={**os.environ, "MALLOC_ARENA_MAX": "2"})
-        return read_outcome(done, size, mode, wanted)
+            done = self._run(path, mode, wanted, left)
+        names = tuple(f"x{i}" for i in range(size))
+        outcome = read_outcome(done, lambda listed, values: model_solution(names, listed,
+                                                                           values),
+                               mode, wanted)
+        outcome.stats["ran"] = "translation"
+        return outcome
+
+    def _search_instance(self, model: Model, mode: str, limit: int,
+                         deadline: float | None) -> Outcome:
+        """ACE on the instance's own file; its answer completed in the model."""
+        left = NO_LIMIT_S if deadline is None else deadline - time.perf_counter()
+        if left <= 0:
+            return Outcome(Status.TIMEOUT, count=0 if mode == "count" else None)
+        wanted = max(1, limit) if mode == "count" else 1
+        with tempfile.TemporaryDirectory(prefix="ace-") as folder:
+            path = own.write_xml(model.source.files[0], folder)
+            arrays = own.declared(path)
+            done = self._run(path, mode, wanted, left)
+        outcome = read_outcome(done, lambda listed, values: own.instance_solution(
+            model, own.named_values(listed, values, arrays)), mode, wanted)
+        outcome.stats["ran"] = "instance"
+        solutions, message = [], ""
+        for solution in outcome.solutions:
+            if mode == "count" and None in solution:
+                raise RuntimeError("ACE left an instance variable out of a solution it counted")
+            try:
+                values, message = own.completed(model, solution, deadline, outcome.stats)
+            except TimeoutError:
+                return Outcome(Status.TIMEOUT, count=0 if mode == "count" else None,
+                               stats=outcome.stats, message=own.COMPLETION_TIMEOUT)
+            solutions.append(values)
+        return replace(outcome, solutions=solutions, message=message or outcome.message)
+
+    def _run(self, path: str, mode: str, wanted: int, left: float):
+        """``java -jar ACE.jar PATH`` with the mode's options, the time ``left`` and the
+        engine's memory."""
+        jar = ace_jar()
+        if jar is None:
+            raise ExecutableMissing(self.unavailable_reason())
+        java = find_executable("java", JAVA_HINT)
+        options = [*COMMON, f"-s={wanted}", f"-t={max(1, int(left * 1000))}"]
+        if mode == "lexfirst":
+            options += LEXICO
+        memory = self.options["memory_mb"]
+        return run_solver([java, heap_flag(memory), *JVM, "-jar", jar, path, *options],
+                          timeout_s=left, memory_mb=memory, limit_address_space=False,
+                          env={**os.environ, "MALLOC_ARENA_MAX": "2"})
 
 
-def read_outcome(done, size: int, mode: str, wanted: int) -> Outcome:
-    """ACE's answer from its output: the solutions printed, then ``s ...``."""
+@dataclass(frozen=True)
+class OwnInstance:
+    """The translation of a model ACE solves through its instance's own file."""
+    model: Model
+
+
+def model_solution(names: tuple[str, ...], listed: str, values: str) -> tuple[int, ...]:
+    """A solution of the written model: every ``x{i}`` by name."""
+    by_name = dict(zip(listed.split(), map(int, values.split())))
+    return tuple(by_name[name] for name in names)
+
+
+def read_outcome(done, decode, mode: str, wanted: int) -> Outcome:
+    """ACE's answer from its output: the solutions printed, each read by
+    ``decode(LIST, VALUES)`` from its ``<instantiation>``, then ``s ...``."""
     solutions, seen = [], set()
     verdict = None
     for line in done.stdout.splitlines():
@@ -165,8 +230,7 @@ def read_outcome(done, size: int, mode: str, wanted: int) -> Outcome:
             found = VALUES.search(line)
             if found is None:
                 continue
-            values = dict(zip(found.group(1).split(), map(int, found.group(2).split())))
-            solution = tuple(values[f"x{i}"] for i in range(size))
+            solution = decode(found.group(1), found.group(2))
             if solution in seen:
                 raise RuntimeError("ACE printed one solution twice")
             seen.add(solution)

@@ -17,6 +17,11 @@ behaviour every file-per-instance format shares); an older one is let go and rea
 back from the cache when needed again. ``load_file`` loads at once, without
 the cache (``solve FILE``, the ``xcsp3:FILE`` spec).
 
+``to_model`` hands out the model carrying its file (``puzzles.model.Source``,
+format ``"xcsp3"``): ``files`` is the file's path, ``outputs`` the instance's
+variable names, which are the model's first variables in that order. An engine
+that runs the file itself (ACE) maps its answer back through them.
+
 The parent judges answers on the instance alone (``rules_judge_alone``): the
 judge's rules check every constraint as the file states it, so the
 translation, as large again as the instance, is never read back there. The
@@ -35,7 +40,7 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from puzzles.errors import PuzzleInputError
@@ -49,7 +54,7 @@ from puzzles.formats.xcsp3.reader import (
     parse_instance,
     read_xml,
 )
-from puzzles.model import Model
+from puzzles.model import Model, Source
 from puzzles.specs import Spec, register_kind
 
 __all__ = ["EXTENSIONS", "Xcsp3", "load_entries", "load_file", "reference"]
@@ -109,8 +114,12 @@ class Xcsp3(ByReference):
         return _parsed(self.path)
 
     def to_model(self, formulation: str | None = None) -> Model:
+        """The translation, carrying the file as its ``Source`` (the instance's names as
+        ``outputs``, the tuple the instance holds: nothing is built per call)."""
         self.check_formulation(formulation)
-        return self.model
+        instance, model = self.loaded()[:2]
+        source = Source("xcsp3", (os.path.abspath(self.path),), instance.variables)
+        return replace(model, source=source)
 
     def decode(self, values, formulation: str | None = None) -> tuple[int, ...]:
         """The instance's own variables: auxiliary ones (after them) are dropped."""
