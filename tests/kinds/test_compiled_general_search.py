@@ -45,6 +45,15 @@ def fresh_cache():
     shapes._SHAPES.clear()
 
 
+@pytest.fixture(params=["matching", "intervals"])
+def alldiff_rule(request, monkeypatch, fresh_cache):
+    """AllDifferent by matching (small unions, the default) or, with matching turned
+    off, by Hall intervals and hidden singles (what larger unions get)."""
+    if request.param == "intervals":
+        monkeypatch.setattr(pack, "GAC_VALUES_MOST", -1)
+    return request.param
+
+
 def engine(setting: str = ""):
     return get_engine(f"backtracking:kernel=numba{setting}")
 
@@ -138,14 +147,14 @@ def _permutation_model(seed: int) -> Model:
 
 
 def test_permutations_take_every_value_exactly_as_the_brute_force_says():
-    hidden = 0
+    flag, flagged = pack.PERMUTATION, 0       # hidden singles, not matching
     for seed in range(60):
         model = _permutation_model(seed)
         packed = pack.Packed(model.structure)
-        hidden += not packed.unsat and any(k == pack.L.P_ALLDIFF and packed.K[pack.L.PDATA][
-            packed.K[pack.L.PPTR][c] + 3] > 0 for c, (k, _d, _s) in enumerate(packed.props))
+        flagged += not packed.unsat and any(k == pack.L.P_ALLDIFF and packed.K[pack.L.PDATA][
+            packed.K[pack.L.PPTR][c] + 5] == flag for c, (k, _d, _s) in enumerate(packed.props))
         assert_matches_brute_force(engine(), model, (seed,))
-    assert hidden > 40
+    assert flagged > 40
 
 
 def _pigeons(pigeons: int, holes: int) -> Model:
@@ -286,19 +295,35 @@ def test_lexfirst_and_count_equal_the_python_reference_and_cp_sat():
         assert want == [got, got], (kind, seed)
 
 
-def test_hall_intervals_narrow_bounds_without_branching():
-    # x0, x1 in {1, 2} hold the interval [1, 2] (no permutation: five values, four
-    # members): x2 in 1..3 must be 3 at the root, and x3 loses 2 and 3
-    model = Model(Structure("hall", ("x0", "x1", "x2", "x3"),
-                            ((1, 2), (1, 2), (1, 2, 3), (2, 3, 4, 5)),
-                            (AllDifferent((0, 1, 2, 3)),)))
+def _root_sizes(model: Model) -> list[int]:
+    """Domain sizes after propagation at the root."""
     packed = pack.Packed(model.structure)
     work = packed.workspace()
     fixpoint.schedule_all(packed.K, work)
     nogoods = np.zeros(1, np.int64)
     assert fixpoint.propagate(packed.K, work, np.inf, nogoods, nogoods, nogoods, 0)
-    sizes = work[pack.L.S][packed.K[pack.L.INFO][pack.L.I_SZ]:][:4]
-    assert sizes.tolist() == [2, 2, 1, 2]
+    return work[pack.L.S][packed.K[pack.L.INFO][pack.L.I_SZ]:][:model.structure.size].tolist()
+
+
+def test_matching_removes_the_values_inside_intervals_that_bounds_keep(alldiff_rule):
+    # x0, x1 in {1, 3} take 1 and 3 between them: x2 in {1, 2, 3} must be 2, and x3
+    # in {2, 3, 4, 5} keeps 4 and 5 (five values: no permutation, no hidden single);
+    # bounds see x0..x2 in [1, 3] and narrow x3 alone
+    model = Model(Structure("holes", ("x0", "x1", "x2", "x3"),
+                            ((1, 3), (1, 3), (1, 2, 3), (2, 3, 4, 5)),
+                            (AllDifferent((0, 1, 2, 3)), Linear((1,), (0,), ">=", 0))))
+    expected = [2, 2, 1, 2] if alldiff_rule == "matching" else [2, 2, 3, 2]
+    assert _root_sizes(model) == expected
+    assert_matches_brute_force(engine(), model, (alldiff_rule,))
+
+
+def test_hall_intervals_narrow_bounds_without_branching(alldiff_rule):
+    # x0, x1 in {1, 2} hold the interval [1, 2] (no permutation: five values, four
+    # members): x2 in 1..3 must be 3 at the root, and x3 loses 2 and 3
+    model = Model(Structure("hall", ("x0", "x1", "x2", "x3"),
+                            ((1, 2), (1, 2), (1, 2, 3), (2, 3, 4, 5)),
+                            (AllDifferent((0, 1, 2, 3)),)))
+    assert _root_sizes(model) == [2, 2, 1, 2]
     crowded = Model(Structure("hall-crowded", ("x0", "x1", "x2"),
                               ((1, 2), (1, 2), (1, 2, 5)), (AllDifferent((0, 1, 2)),
                                                             Linear((1,), (2,), "<=", 4))))
@@ -306,7 +331,7 @@ def test_hall_intervals_narrow_bounds_without_branching():
 
 
 @pytest.mark.parametrize("seed", range(40))
-def test_alldifferent_over_interval_domains_matches_the_brute_force(seed):
+def test_alldifferent_over_interval_domains_matches_the_brute_force(seed, alldiff_rule):
     rng = random.Random(seed)
     n = rng.randint(3, 6)
     domains = []

@@ -1,10 +1,11 @@
-"""AllDifferent: value elimination, Hall intervals, hidden singles on permutations.
+"""AllDifferent: value elimination, then matching or Hall intervals and hidden singles.
 
 A fixed value leaves every other member (each fixed member once per branch,
-through a reversible sparse set); Hall intervals make the open members'
-bounds consistent (the pigeonhole test is their first case); where the
-members have as many values as members between them, a value left in one
-member's domain only is that member's.
+through a reversible sparse set). Where the members' values are few
+(``regin``), a matching makes the open members arc consistent. Elsewhere Hall
+intervals make their bounds consistent (the pigeonhole test is their first
+case), and where the members have as many values as members between them, a
+value left in one member's domain only is that member's.
 
 Hot loops trade style for speed: arrays by slot, no objects.
 """
@@ -25,16 +26,21 @@ from engines.backtracking.compiled.kernel.general.domain import (
     value,
 )
 from engines.backtracking.compiled.kernel.general.layout import CTI, CTS, PDATA, TMP, VOFF, S
+from engines.backtracking.compiled.kernel.general.regin import regin
+
+PERMUTATION, MATCHED = 1, 2       # the flags of an AllDifferent's PDATA
 
 
 @njit(cache=True, _nrt=False)
 def alldifferent(K, M, base):
-    """[n, done_at, order_at, values, map_at, variables]: a fixed value leaves every
-    other member, and Hall intervals make the open members' bounds consistent.
-    Where the members have as many values as members between them (``values``
-    > 0: a permutation), every value must be taken, so a value left in one
-    member's domain only is that member's (a hidden single) and a value in
-    none fails; ``CTS[map_at:]`` maps each member's value indexes to the
+    """[n, done_at, order_at, values, map_at, flags, values_at, match_at, variables]:
+    a fixed value leaves every other member; then, with ``MATCHED``, the open
+    members are made arc consistent by matching (``regin``: the union's
+    ``values`` at ``CTS[values_at:]``, the kept matching at ``RES[match_at:]``);
+    else Hall intervals make their bounds consistent, and with ``PERMUTATION``
+    (as many values as members) every value must be taken, so a value left in
+    one member's domain only is that member's (a hidden single) and a value in
+    none fails. ``CTS[map_at:]`` maps each member's value indexes to the
     union's.
 
     The members whose value has been taken out of the others come first in a
@@ -43,7 +49,8 @@ def alldifferent(K, M, base):
     """
     pd, s, order = K[PDATA], M[S], M[CTI]
     n, done_at, at, nu, map_at = pd[base], pd[base + 1], pd[base + 2], pd[base + 3], pd[base + 4]
-    xs = base + 5
+    flags = pd[base + 5]
+    xs = base + 8
     while True:
         done = s[done_at]
         i = done
@@ -65,7 +72,11 @@ def alldifferent(K, M, base):
                         return False
             i = done                    # members fixed by this removal come next
         put(M, done_at, done)
-        if nu > 0 and n > done and not _hidden_singles(K, M, base, n, nu, map_at, xs):
+        if flags & MATCHED:
+            return n - done < 2 or regin(K, M, xs, order, at, done, n, nu, map_at,
+                                         pd[base + 6], pd[base + 7]) > 0
+        if flags & PERMUTATION and n > done and \
+                not _hidden_singles(K, M, base, n, nu, map_at, xs):
             return False
         hall = _hall_intervals(K, M, xs, order, at, done, n)
         if hall != 2:

@@ -17,6 +17,12 @@ from itertools import product
 import numpy as np
 
 from engines.backtracking.compiled.kernel.general import layout as L
+from engines.backtracking.compiled.kernel.general.alldifferent import MATCHED, PERMUTATION
+from engines.backtracking.compiled.kernel.general.regin import (
+    GAC_MEMBERS_MOST,
+    GAC_VALUES_MOST,
+    scratch,
+)
 from engines.support.arith import arith_value
 from puzzles.model import (
     OPERATORS,
@@ -221,18 +227,26 @@ class Packed:
         for kind, data, _scope in self.props:
             pptr.append(len(pdata))
             kinds.append(kind)
-            if kind == L.P_ALLDIFF:   # [n, done_at, order_at, values, map_at, variables]
+            if kind == L.P_ALLDIFF:   # see alldifferent.alldifferent for the layout
                 members = data[1:]
                 union = sorted({x for v in members for x in values[v]})
-                nu, map_at = 0, cts_len
-                if len(union) == len(members):           # a permutation: hidden singles
+                nu = flags = 0
+                map_at = union_at = cts_len
+                permutation = len(union) == len(members)
+                matched = not permutation and len(union) <= GAC_VALUES_MOST \
+                    and len(members) <= GAC_MEMBERS_MOST
+                if matched or permutation:          # else no union map is needed
                     nu = len(union)
+                    flags = MATCHED if matched else PERMUTATION
                     where = {x: i for i, x in enumerate(union)}
-                    block = np.array([where[x] for v in members for x in values[v]], np.int64)
+                    block = np.array([where[x] for v in members for x in values[v]] + union,
+                                     np.int64)
+                    union_at = map_at + block.size - nu
                     cts_parts.append(block)
                     cts_len += block.size
-                    tmp_len = max(tmp_len, 2 * nu)
-                pdata += [data[0], slen, cti_len, nu, map_at, *members]
+                    tmp_len = max(tmp_len, 2 * nu, scratch(len(members), nu) if matched else 0)
+                pdata += [data[0], slen, cti_len, nu, map_at, flags, union_at, res_len, *members]
+                res_len += len(members)
                 tmp_len = max(tmp_len, 3 * len(members))       # Hall intervals' scratch
                 s0.append(np.zeros(1, np.int64))
                 slen += 1
