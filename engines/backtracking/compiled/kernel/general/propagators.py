@@ -71,13 +71,16 @@ def _at_most(K, M, at, n, sign, rhs):
     pd = K[PDATA]
     changed = 1
     while True:
-        slo = np.int64(0)
+        slo = span = np.int64(0)
         for i in range(n):
             a, v = sign * pd[at + 2 * i], pd[at + 2 * i + 1]
             x0, x1 = a * value(K, v, lo(K, M, v)), a * value(K, v, hi(K, M, v))
             slo += min(x0, x1)
+            span = max(span, abs(x1 - x0))
         if slo > rhs:
             return 0
+        if rhs - slo >= span:       # every term fits in the slack: nothing to narrow
+            return changed
         again = False
         for i in range(n):
             a, v = sign * pd[at + 2 * i], pd[at + 2 * i + 1]
