@@ -218,12 +218,15 @@ def test_a_model_past_the_core_s_value_range_keeps_the_python_search(fresh_cache
 
 def test_ctrl_c_reaches_inside_the_compiled_loop(tmp_path):
     """A search with no deadline stops on SIGINT with KeyboardInterrupt (the kernel
-    reads the clock in object mode, where Python raises the pending signal)."""
+    reads the clock in object mode, where Python raises the pending signal). The
+    kernel is loaded first, by a small solve: a signal that arrives while numba loads
+    compiled code from its cache is lost inside llvmlite's callback."""
     script = tmp_path / "long.py"
     script.write_text(
         "from tests.kinds.test_compiled_general_search import _pigeons\n"
         "from engines.backtracking.compiled.kernel.general import pack\n"
         "from engines.backtracking.compiled.kernel.general.run import solve\n"
+        "solve(pack.Packed(_pigeons(3, 3).structure), (), 'first')\n"
         "p = pack.Packed(_pigeons(15, 14).structure)\n"
         "print('ready', flush=True)\n"
         "try:\n"
@@ -237,8 +240,8 @@ def test_ctrl_c_reaches_inside_the_compiled_loop(tmp_path):
         assert proc.stdout.readline().strip() == "ready"
         time.sleep(0.5)
         proc.send_signal(signal.SIGINT)
-        assert proc.stdout.readline().strip() == "interrupted"
-        assert proc.wait(timeout=30) == 0
+        out, _ = proc.communicate(timeout=60)
+        assert out.strip() == "interrupted" and proc.returncode == 0
     finally:
         proc.kill()
         proc.wait()
