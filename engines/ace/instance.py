@@ -27,10 +27,9 @@ import lzma
 import os
 import re
 import shutil
-import time
 import xml.etree.ElementTree as ET
 
-from engines.support.completion import complete
+from engines.support.completion import answer
 from puzzles.model import Model
 
 __all__ = ["COMPLETION_TIMEOUT", "NO_COMPLETION", "completed", "declared", "expand", "named_values",
@@ -131,14 +130,5 @@ def completed(model: Model, solution: tuple, deadline: float | None,
     if len(known) == model.structure.size:
         stats["completion_s"] = 0.0
         return tuple(solution), ""
-    started = time.perf_counter()
-    try:
-        values = complete(model, known, deadline)
-    finally:
-        stats["completion_s"] = round(time.perf_counter() - started, 6)
-    if values is not None:
-        return tuple(values), ""
-    least = [min(d) if d else 0 for d in model.domains()]
-    for place, value in known.items():
-        least[place] = value
-    return tuple(least), NO_COMPLETION
+    values, found = answer(model, known, deadline, stats)
+    return values, "" if found else NO_COMPLETION

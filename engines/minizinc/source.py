@@ -25,9 +25,8 @@ engine runs that pair, not the project's translation written back as MiniZinc:
 from __future__ import annotations
 
 import re
-import time
 
-from engines.support.completion import complete
+from engines.support.completion import answer
 from puzzles.model import Model
 
 __all__ = ["NO_COMPLETION", "STD_LIBRARY", "compile_command", "completed", "named_values",
@@ -112,17 +111,7 @@ def completed(model: Model, named: dict[str, tuple[int, ...]], deadline: float |
     """A value per model variable from the solver's ``named`` values, and a message
     (empty, or ``NO_COMPLETION``); ``stats`` gains ``completion_s`` and
     ``completion_known`` (the values the solver gave). TimeoutError past ``deadline``."""
-    started = time.perf_counter()
     known, agree = _known(model, named)
     stats["completion_known"] = len(known)
-    try:
-        values = complete(model, known, deadline) if agree else None
-    finally:
-        stats["completion_s"] = round(time.perf_counter() - started, 6)
-    if values is not None:
-        return tuple(values), ""
-    domains = model.domains()
-    least = [min(d) if d else 0 for d in domains]
-    for place, value in known.items():
-        least[place] = value
-    return tuple(least), NO_COMPLETION
+    values, found = answer(model, known, deadline, stats, possible=agree)
+    return values, "" if found else NO_COMPLETION

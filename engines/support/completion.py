@@ -47,7 +47,7 @@ from puzzles.model import (
     constraint_vars,
 )
 
-__all__ = ["complete", "holds"]
+__all__ = ["answer", "complete", "holds"]
 
 CHECK_EVERY = 512          # revisions between two looks at the clock
 # A table with several open variables is read for the values its rows still support
@@ -72,6 +72,27 @@ def complete(model: Model, known: dict[int, int],
             return None
         doms[var] = (value,)
     return _Completion(model, deadline).run(doms)
+
+
+def answer(model: Model, known: dict[int, int], deadline: float | None, stats: dict,
+           possible: bool = True) -> tuple[tuple[int, ...], bool]:
+    """``complete`` as an engine gives out its answer: ``(values, True)``; or, where no
+    completion exists (or the caller knows none can: ``possible`` false), ``(the known
+    values with every other variable at its least value, False)``, which the judge
+    then finds breaking a constraint. ``stats`` gains ``completion_s``; TimeoutError
+    past ``deadline``."""
+    values, started = None, time.perf_counter()
+    try:
+        if possible:
+            values = complete(model, known, deadline)
+    finally:
+        stats["completion_s"] = round(time.perf_counter() - started, 6)
+    if values is not None:
+        return tuple(values), True
+    least = [min(d) if d else 0 for d in model.domains()]
+    for place, value in known.items():
+        least[place] = value
+    return tuple(least), False
 
 
 def holds(con, value, rows: frozenset | None = None) -> bool:

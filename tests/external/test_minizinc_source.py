@@ -18,6 +18,7 @@ from compare.judge.checker import verify
 from engines import Status, get_engine
 from engines.minizinc import source as own
 from engines.minizinc.source import NO_COMPLETION, named_values
+from engines.support import completion
 from puzzles.formats.minizinc import flatten
 from puzzles.formats.minizinc.kind import load_file
 from tests.external.support import needs_gecode
@@ -138,7 +139,7 @@ def test_a_completion_past_the_deadline_is_a_timeout_without_an_answer(tmp_path,
 
     def too_slow(model, known, deadline):
         raise TimeoutError("no completion found before the deadline")
-    monkeypatch.setattr(own, "complete", too_slow)
+    monkeypatch.setattr(completion, "complete", too_slow)
     result = get_engine("gecode").solve(puzzle.to_model(), "first", timeout=20)
     assert result.status is Status.TIMEOUT and result.solutions == []
     assert "completing its answer" in result.message and "completion_s" in result.stats
